@@ -1,0 +1,3 @@
+"""planner: a constraint-solver placement planner for Kubernetes."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,506 @@
+"""The domain model: the Kubernetes objects planner reasons about, as frozen dataclasses.
+
+Only the loader (planner/load, planner/convert.py) builds these from YAML/JSON; every other module
+works on them.  Quantities are integers: cpu in millicores, memory and storage in bytes, every
+other resource in its integer value (``pods`` in pods, extended resources in units).
+
+Conventions
+-----------
+* Label maps are plain ``dict`` objects that nobody mutates after loading.
+* A *null* label selector is ``None`` (it selects nothing); an *empty* one is ``LabelSelector()``
+  (it selects everything).  This is upstream's ``metav1.LabelSelectorAsSelector`` distinction.
+* ``IntOrString`` fields keep upstream's shape: an ``int`` or a ``str`` such as ``"25%"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Union
+
+IntOrString = Union[int, str]
+
+# Well-known label keys (k8s.io/api/core/v1/well_known_labels.go).
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+LABEL_ZONE = "topology.kubernetes.io/zone"
+LABEL_REGION = "topology.kubernetes.io/region"
+LABEL_ZONE_BETA = "failure-domain.beta.kubernetes.io/zone"
+LABEL_REGION_BETA = "failure-domain.beta.kubernetes.io/region"
+LABEL_POD_TEMPLATE_HASH = "pod-template-hash"
+LABEL_CONTROLLER_REVISION_HASH = "controller-revision-hash"
+LABEL_STATEFULSET_POD_NAME = "statefulset.kubernetes.io/pod-name"
+LABEL_POD_INDEX = "apps.kubernetes.io/pod-index"
+
+# Resource names (k8s.io/api/core/v1/types.go).
+CPU = "cpu"
+MEMORY = "memory"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+PODS = "pods"
+STORAGE = "storage"
+
+EMPTY_LABELS: Mapping[str, str] = {}
+
+
+# --------------------------------------------------------------------------- selectors
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSelectorRequirement:
+    key: str
+    operator: str  # In | NotIn | Exists | DoesNotExist
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """k8s.io/apimachinery/pkg/labels/selector.go Requirement.Matches."""
+        op = self.operator
+        if op == "In":
+            return self.key in labels and labels[self.key] in self.values
+        if op == "NotIn":
+            return self.key not in labels or labels[self.key] not in self.values
+        if op == "Exists":
+            return self.key in labels
+        if op == "DoesNotExist":
+            return self.key not in labels
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSelector:
+    """metav1.LabelSelector. ``LabelSelector()`` matches everything; use ``None`` for null."""
+
+    match_labels: tuple[tuple[str, str], ...] = ()
+    match_expressions: tuple[LabelSelectorRequirement, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        for k, v in self.match_labels:
+            if labels.get(k) != v:
+                return False
+        for r in self.match_expressions:
+            if not r.matches(labels):
+                return False
+        return True
+
+    @property
+    def empty(self) -> bool:
+        return not self.match_labels and not self.match_expressions
+
+    def with_requirements(self, extra: tuple[LabelSelectorRequirement, ...]) -> "LabelSelector":
+        return LabelSelector(self.match_labels, self.match_expressions + extra)
+
+    def __str__(self) -> str:
+        parts = [f"{k}={v}" for k, v in self.match_labels]
+        for r in self.match_expressions:
+            if r.operator == "In":
+                parts.append(f"{r.key} in ({','.join(r.values)})")
+            elif r.operator == "NotIn":
+                parts.append(f"{r.key} notin ({','.join(r.values)})")
+            elif r.operator == "Exists":
+                parts.append(r.key)
+            else:
+                parts.append(f"!{r.key}")
+        return ",".join(parts) if parts else "<everything>"
+
+
+def selector_matches(selector: LabelSelector | None, labels: Mapping[str, str]) -> bool:
+    """A null selector matches nothing (metav1.LabelSelectorAsSelector(nil) == labels.Nothing())."""
+    return selector is not None and selector.matches(labels)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSelectorRequirement:
+    key: str
+    operator: str  # In | NotIn | Exists | DoesNotExist | Gt | Lt
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSelectorTerm:
+    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
+    match_fields: tuple[NodeSelectorRequirement, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSelector:
+    """core.NodeSelector: the terms are ORed, the requirements of one term ANDed."""
+
+    terms: tuple[NodeSelectorTerm, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PreferredSchedulingTerm:
+    weight: int
+    preference: NodeSelectorTerm
+
+
+@dataclass(frozen=True, slots=True)
+class TopologySelectorTerm:
+    """StorageClass.allowedTopologies entry: key -> allowed values, ANDed."""
+
+    requirements: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+# --------------------------------------------------------------------------- pod spec parts
+
+
+@dataclass(frozen=True, slots=True)
+class PodAffinityTerm:
+    label_selector: LabelSelector | None
+    topology_key: str
+    namespaces: tuple[str, ...] = ()
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: tuple[str, ...] = ()
+    mismatch_label_keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedPodAffinityTerm:
+    weight: int
+    term: PodAffinityTerm
+
+
+@dataclass(frozen=True, slots=True)
+class Affinity:
+    node_required: NodeSelector | None = None
+    node_preferred: tuple[PreferredSchedulingTerm, ...] = ()
+    pod_affinity_required: tuple[PodAffinityTerm, ...] = ()
+    pod_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    pod_anti_affinity_required: tuple[PodAffinityTerm, ...] = ()
+    pod_anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    key: str = ""
+    operator: str = "Equal"  # Equal | Exists
+    value: str = ""
+    effect: str = ""  # "" matches every effect
+    toleration_seconds: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    key: str
+    value: str
+    effect: str  # NoSchedule | PreferNoSchedule | NoExecute
+
+    def __str__(self) -> str:
+        return f"{{{self.key}: {self.value}}}"
+
+
+@dataclass(frozen=True, slots=True)
+class TopologySpreadConstraint:
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str  # DoNotSchedule | ScheduleAnyway
+    label_selector: LabelSelector | None
+    min_domains: int | None = None
+    node_affinity_policy: str = "Honor"  # defaulted by us as the scheduler does (Honor)
+    node_taints_policy: str = "Ignore"  # defaulted by us as the scheduler does (Ignore)
+    match_label_keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    """A container port with hostPort > 0 (NodePorts only looks at those)."""
+
+    port: int
+    protocol: str = "TCP"
+    host_ip: str = "0.0.0.0"
+
+
+@dataclass(frozen=True, slots=True)
+class PodVolume:
+    """A pod volume that refers to a claim: persistentVolumeClaim or ephemeral (claim <pod>-<vol>)."""
+
+    name: str
+    claim_name: str
+    ephemeral: bool = False
+    read_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PodSpec:
+    """The scheduling-relevant part of a core.PodSpec, shared by pods and pod templates.
+
+    ``requests`` are the effective requests the scheduler computes (noderesources
+    computePodResourceRequest): max(sum of regular containers + restartable init containers,
+    largest init container) per resource, plus spec.overhead.  A pod with no cpu or memory
+    request has ``requests`` without that key (NodeResourcesFit checks zero requests as zero).
+    """
+
+    node_name: str = ""
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    affinity: Affinity | None = None
+    tolerations: tuple[Toleration, ...] = ()
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    requests: Mapping[str, int] = field(default_factory=dict)
+    host_ports: tuple[HostPort, ...] = ()
+    volumes: tuple[PodVolume, ...] = ()
+    scheduler_name: str = "default-scheduler"
+    priority: int = 0
+    images: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerRef:
+    kind: str
+    name: str
+    uid: str = ""
+    controller: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class PodTemplate:
+    labels: Mapping[str, str]
+    spec: PodSpec
+    annotations: Mapping[str, str] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- objects
+
+
+@dataclass(frozen=True, slots=True)
+class Namespace:
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    unschedulable: bool = False
+    allocatable: Mapping[str, int] = field(default_factory=dict)
+    uid: str = ""
+
+    @property
+    def zone(self) -> str | None:
+        return self.labels.get(LABEL_ZONE) or self.labels.get(LABEL_ZONE_BETA)
+
+
+@dataclass(frozen=True, slots=True)
+class Pod:
+    namespace: str
+    name: str
+    labels: Mapping[str, str]
+    spec: PodSpec
+    phase: str = "Pending"  # Pending | Running | Succeeded | Failed | Unknown
+    terminating: bool = False  # metadata.deletionTimestamp is set
+    owner: OwnerRef | None = None  # the controller ownerReference
+    uid: str = ""
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    creation_timestamp: str = ""
+    nominated_node_name: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def node_name(self) -> str:
+        return self.spec.node_name
+
+    @property
+    def terminal(self) -> bool:
+        return self.phase in ("Succeeded", "Failed")
+
+    @property
+    def assigned(self) -> bool:
+        """Bound to a node and not terminal: what the scheduler cache holds."""
+        return bool(self.spec.node_name) and not self.terminal
+
+
+@dataclass(frozen=True, slots=True)
+class PersistentVolume:
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    capacity: int = 0  # bytes
+    storage_class: str = ""
+    access_modes: tuple[str, ...] = ()
+    node_affinity: NodeSelector | None = None  # spec.nodeAffinity.required
+    claim_ref: tuple[str, str] | None = None  # (namespace, name)
+    claim_uid: str = ""
+    phase: str = "Available"  # Available | Bound | Released | Failed | Pending
+    reclaim_policy: str = "Retain"
+    volume_mode: str = "Filesystem"
+    uid: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PersistentVolumeClaim:
+    namespace: str
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    storage_class: str | None = None  # None: unset (default class applies); "": no class
+    volume_name: str = ""
+    phase: str = "Pending"  # Pending | Bound | Lost
+    request: int = 0  # bytes, spec.resources.requests.storage
+    access_modes: tuple[str, ...] = ()
+    selector: LabelSelector | None = None
+    volume_mode: str = "Filesystem"
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    owner: OwnerRef | None = None
+    uid: str = ""
+    terminating: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def selected_node(self) -> str:
+        return self.annotations.get("volume.kubernetes.io/selected-node", "")
+
+
+@dataclass(frozen=True, slots=True)
+class StorageClass:
+    name: str
+    provisioner: str = ""
+    volume_binding_mode: str = "Immediate"  # Immediate | WaitForFirstConsumer
+    allowed_topologies: tuple[TopologySelectorTerm, ...] = ()
+    reclaim_policy: str = "Delete"
+    is_default: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimTemplate:
+    """A StatefulSet volumeClaimTemplate."""
+
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    storage_class: str | None = None
+    request: int = 0
+    access_modes: tuple[str, ...] = ()
+    selector: LabelSelector | None = None
+    volume_mode: str = "Filesystem"
+
+
+@dataclass(frozen=True, slots=True)
+class RollingUpdateDeployment:
+    max_surge: IntOrString = "25%"
+    max_unavailable: IntOrString = "25%"
+
+
+@dataclass(frozen=True, slots=True)
+class Deployment:
+    namespace: str
+    name: str
+    replicas: int
+    selector: LabelSelector
+    template: PodTemplate
+    strategy_type: str = "RollingUpdate"  # RollingUpdate | Recreate
+    rolling_update: RollingUpdateDeployment | None = RollingUpdateDeployment()
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    min_ready_seconds: int = 0
+    paused: bool = False
+    revision_history_limit: int = 10
+    progress_deadline_seconds: int = 600
+    uid: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaSet:
+    namespace: str
+    name: str
+    replicas: int
+    selector: LabelSelector
+    template: PodTemplate
+    owner: OwnerRef | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    uid: str = ""
+    creation_timestamp: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def revision(self) -> int:
+        try:
+            return int(self.annotations.get("deployment.kubernetes.io/revision", "0"))
+        except ValueError:
+            return 0
+
+
+@dataclass(frozen=True, slots=True)
+class StatefulSet:
+    namespace: str
+    name: str
+    replicas: int
+    selector: LabelSelector
+    template: PodTemplate
+    service_name: str = ""
+    pod_management_policy: str = "OrderedReady"  # OrderedReady | Parallel
+    update_strategy_type: str = "RollingUpdate"  # RollingUpdate | OnDelete
+    partition: int = 0
+    max_unavailable: IntOrString | None = None
+    volume_claim_templates: tuple[ClaimTemplate, ...] = ()
+    retention_when_deleted: str = "Retain"  # Retain | Delete
+    retention_when_scaled: str = "Retain"
+    ordinals_start: int = 0
+    min_ready_seconds: int = 0
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    current_revision: str = ""
+    update_revision: str = ""
+    uid: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def pod_name(self, ordinal: int) -> str:
+        return f"{self.name}-{ordinal}"
+
+    def claim_name(self, template: ClaimTemplate, ordinal: int) -> str:
+        """pkg/controller/statefulset/stateful_set_utils.go getPersistentVolumeClaimName."""
+        return f"{template.name}-{self.name}-{ordinal}"
+
+
+@dataclass(frozen=True, slots=True)
+class HorizontalPodAutoscaler:
+    namespace: str
+    name: str
+    target_kind: str
+    target_name: str
+    min_replicas: int = 1
+    max_replicas: int = 1
+    target_api_version: str = "apps/v1"
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class PodDisruptionBudget:
+    namespace: str
+    name: str
+    selector: LabelSelector | None
+    min_available: IntOrString | None = None
+    max_unavailable: IntOrString | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+KINDS = (
+    "Namespace",
+    "Node",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Pod",
+    "ReplicaSet",
+    "Deployment",
+    "StatefulSet",
+    "HorizontalPodAutoscaler",
+    "PodDisruptionBudget",
+)

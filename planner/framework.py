@@ -1,0 +1,184 @@
+"""A small port of the scheduler framework's filter phase.
+
+Mirrors pkg/scheduler/framework (interface.go, types.go) and pkg/scheduler/schedule_one.go:
+* ``NodeInfo`` is the scheduler cache's per-node aggregate (pods, requested resources, used
+  host ports), kept up to date as pods are added and removed;
+* ``ClusterState`` is the scheduler's snapshot plus the volume objects the volume plugins list;
+* each filter plugin (planner/plugins/<name>.py) exposes ``NAME``, ``pre_filter(pod, cluster)``
+  returning ``(state, status_or_None)`` and ``filter(state, pod, node_info)`` returning a
+  ``Status`` or ``None`` (success);
+* ``FitError.summary`` reproduces framework.FitError.Error(): "0/N nodes are available: ...".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from planner.domain import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    Node,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    StorageClass,
+)
+
+UNSCHEDULABLE = "Unschedulable"
+UNRESOLVABLE = "UnschedulableAndUnresolvable"
+ERROR = "Error"
+
+# A PreFilter returns (SKIP, None) when its Filter has nothing to check for this pod
+# (upstream's framework.Skip status); evaluate() then never calls that plugin's Filter.
+SKIP: object = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """framework.Status for a non-success result: its code, the plugin and upstream reasons."""
+
+    plugin: str
+    reasons: tuple[str, ...]
+    code: str = UNSCHEDULABLE
+
+    @property
+    def message(self) -> str:
+        return ", ".join(self.reasons)
+
+
+class NodeInfo:
+    """framework.NodeInfo: a node and the pods the scheduler believes are on it."""
+
+    __slots__ = ("node", "pods", "requested", "used_ports", "pods_with_affinity", "pods_with_required_anti_affinity")
+
+    def __init__(self, node: Node, pods: Iterable[Pod] = ()) -> None:
+        self.node = node
+        self.pods: list[Pod] = []
+        self.requested: dict[str, int] = {CPU: 0, MEMORY: 0, EPHEMERAL_STORAGE: 0}
+        # (protocol, port) -> set of host IPs in use ("0.0.0.0" is every IP)
+        self.used_ports: dict[tuple[str, int], set[str]] = {}
+        self.pods_with_affinity: list[Pod] = []
+        self.pods_with_required_anti_affinity: list[Pod] = []
+        for p in pods:
+            self.add_pod(p)
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    def add_pod(self, pod: Pod) -> None:
+        self.pods.append(pod)
+        req = self.requested
+        for k, v in pod.spec.requests.items():
+            req[k] = req.get(k, 0) + v
+        for hp in pod.spec.host_ports:
+            self.used_ports.setdefault((hp.protocol, hp.port), set()).add(hp.host_ip)
+        aff = pod.spec.affinity
+        if aff is not None:
+            if aff.pod_affinity_required or aff.pod_affinity_preferred or aff.pod_anti_affinity_required or aff.pod_anti_affinity_preferred:
+                self.pods_with_affinity.append(pod)
+            if aff.pod_anti_affinity_required:
+                self.pods_with_required_anti_affinity.append(pod)
+
+    def remove_pod(self, pod: Pod) -> None:
+        for i, p in enumerate(self.pods):
+            if p.namespace == pod.namespace and p.name == pod.name:
+                del self.pods[i]
+                break
+        else:
+            return
+        req = self.requested
+        for k, v in pod.spec.requests.items():
+            req[k] = req.get(k, 0) - v
+        for hp in pod.spec.host_ports:
+            ips = self.used_ports.get((hp.protocol, hp.port))
+            if ips is not None:
+                ips.discard(hp.host_ip)
+                if not ips:
+                    del self.used_ports[(hp.protocol, hp.port)]
+        self.pods_with_affinity = [p for p in self.pods_with_affinity if p.key != pod.key]
+        self.pods_with_required_anti_affinity = [p for p in self.pods_with_required_anti_affinity if p.key != pod.key]
+
+
+@dataclass
+class ClusterState:
+    """What the filters see: node infos in snapshot order plus volume and namespace objects."""
+
+    node_infos: list[NodeInfo]
+    pvcs: dict[str, PersistentVolumeClaim] = field(default_factory=dict)  # "ns/name"
+    pvs: dict[str, PersistentVolume] = field(default_factory=dict)
+    storage_classes: dict[str, StorageClass] = field(default_factory=dict)
+    namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_infos}
+
+    @classmethod
+    def from_snapshot(cls, snap: Any) -> "ClusterState":
+        """Node infos from a planner.snapshot.Snapshot: assigned, non-terminal pods on known nodes."""
+        per_node: dict[str, list[Pod]] = {name: [] for name in snap.nodes}
+        for pod in snap.pods.values():
+            nn = pod.spec.node_name
+            if nn and nn in per_node and not pod.terminal:
+                per_node[nn].append(pod)
+        infos = [NodeInfo(node, per_node[name]) for name, node in snap.nodes.items()]
+        ns_labels = {name: snap.namespace_labels(name) for name in snap.namespaces}
+        return cls(
+            node_infos=infos,
+            pvcs=dict(snap.pvcs),
+            pvs=dict(snap.pvs),
+            storage_classes=dict(snap.storage_classes),
+            namespace_labels=ns_labels,
+        )
+
+    def namespace_labels_of(self, namespace: str) -> dict[str, str]:
+        labels = self.namespace_labels.get(namespace)
+        if labels is None:
+            return {"kubernetes.io/metadata.name": namespace}
+        return labels
+
+    def default_storage_class(self) -> StorageClass | None:
+        defaults = sorted((sc for sc in self.storage_classes.values() if sc.is_default), key=lambda s: s.name)
+        return defaults[-1] if defaults else None
+
+    def add_pod(self, pod: Pod) -> None:
+        ni = self.by_name.get(pod.spec.node_name)
+        if ni is not None:
+            ni.add_pod(pod)
+
+    def remove_pod(self, pod: Pod) -> None:
+        ni = self.by_name.get(pod.spec.node_name)
+        if ni is not None:
+            ni.remove_pod(pod)
+
+    def all_pods(self) -> Iterable[Pod]:
+        for ni in self.node_infos:
+            yield from ni.pods
+
+
+NO_NODE_AVAILABLE = "0/{} nodes are available"
+
+
+def fit_error_summary(num_nodes: int, prefilter: Status | None, node_statuses: dict[str, Status]) -> str:
+    """framework.FitError.Error() (pkg/scheduler/framework/types.go).
+
+    When a PreFilter rejected the pod its message alone follows the count; otherwise a histogram
+    of the reasons of each node's (first) failing filter, as "N reason" strings sorted as strings.
+    PostFilter (preemption) messages are not reproduced.
+    """
+    msg = NO_NODE_AVAILABLE.format(num_nodes) + ":"
+    if prefilter is not None:
+        msg += f" {prefilter.message}."
+    else:
+        hist: dict[str, int] = {}
+        for st in node_statuses.values():
+            for r in st.reasons:
+                hist[r] = hist.get(r, 0) + 1
+        parts = sorted(f"{v} {k}" for k, v in hist.items())
+        if parts:
+            msg += " " + ", ".join(parts) + "."
+    if msg.endswith(":"):
+        msg = msg[:-1] + "."
+    return msg

@@ -1,0 +1,124 @@
+"""kube-scheduler's filter plugins, one module per upstream plugin, run in upstream's order.
+
+The order is the default profile's filter order (pkg/scheduler/apis/config/v1/default_plugins.go):
+NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
+(VolumeRestrictions, NodeVolumeLimits: not modelled), VolumeBinding, VolumeZone,
+PodTopologySpread, InterPodAffinity.
+
+kube-scheduler stops at the first failing filter of a node; ``evaluate`` runs every filter on
+every node so that ``explain`` can list all of them, and reports the first one as the scheduler's
+own reason for the summary line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import import_module
+from types import ModuleType
+from typing import Any
+
+from planner.domain import Pod
+from planner.framework import SKIP, ClusterState, Status, fit_error_summary
+
+FILTER_ORDER = (
+    "nodeunschedulable",
+    "nodename",
+    "tainttoleration",
+    "nodeaffinity",
+    "nodeports",
+    "noderesourcesfit",
+    "volumebinding",
+    "volumezone",
+    "podtopologyspread",
+    "interpodaffinity",
+)
+
+_loaded: list[ModuleType] | None = None
+
+
+def filter_plugins() -> list[ModuleType]:
+    """The plugin modules in filter order (imported on first use)."""
+    global _loaded
+    if _loaded is None:
+        _loaded = [import_module(f"planner.plugins.{name}") for name in FILTER_ORDER]
+    return _loaded
+
+
+@dataclass
+class NodeResult:
+    name: str
+    failures: list[Status] = field(default_factory=list)
+
+    @property
+    def feasible(self) -> bool:
+        return not self.failures
+
+
+@dataclass
+class Evaluation:
+    pod: Pod
+    nodes: list[NodeResult]
+    prefilter_failures: list[Status]
+    states: dict[str, Any]  # plugin NAME -> its PreFilter state (for explain's details)
+
+    @property
+    def feasible_nodes(self) -> list[str]:
+        return [n.name for n in self.nodes if n.feasible]
+
+    @property
+    def schedulable(self) -> bool:
+        return any(n.feasible for n in self.nodes)
+
+    def summary(self) -> str:
+        """kube-scheduler's FailedScheduling message (first failing plugin per node)."""
+        if self.schedulable:
+            n = len(self.feasible_nodes)
+            return f"{n}/{len(self.nodes)} nodes are available."
+        first = self.prefilter_failures[0] if self.prefilter_failures else None
+        statuses = {n.name: n.failures[0] for n in self.nodes if n.failures}
+        return fit_error_summary(len(self.nodes), first, statuses)
+
+
+def evaluate(pod: Pod, cluster: ClusterState, plugins: list[ModuleType] | None = None) -> Evaluation:
+    """Run every PreFilter once and every Filter on every node; keep all failures per node."""
+    mods = plugins if plugins is not None else filter_plugins()
+    states: dict[str, Any] = {}
+    pre_fail: list[Status] = []
+    active: list[tuple[ModuleType, Any]] = []
+    for mod in mods:
+        state, status = mod.pre_filter(pod, cluster)
+        states[mod.NAME] = state
+        if status is not None:
+            pre_fail.append(status)
+            continue
+        if state is not SKIP:
+            active.append((mod, state))
+    results: list[NodeResult] = []
+    for ni in cluster.node_infos:
+        res = NodeResult(ni.name, list(pre_fail))
+        for mod, state in active:
+            st = mod.filter(state, pod, ni)
+            if st is not None:
+                res.failures.append(st)
+        results.append(res)
+    return Evaluation(pod, results, pre_fail, states)
+
+
+def feasible_nodes(pod: Pod, cluster: ClusterState, plugins: list[ModuleType] | None = None) -> list[str]:
+    """Names of the nodes that pass every filter, stopping at a node's first failure (fast path)."""
+    mods = plugins if plugins is not None else filter_plugins()
+    active = []
+    for mod in mods:
+        state, status = mod.pre_filter(pod, cluster)
+        if status is not None:
+            return []
+        if state is not SKIP:
+            active.append((mod.filter, state))
+    out = []
+    for ni in cluster.node_infos:
+        for flt, state in active:
+            if flt(state, pod, ni) is not None:
+                break
+        else:
+            out.append(ni.name)
+    return out

@@ -1,0 +1,141 @@
+"""A loaded cluster: every object planner read, indexed, plus the derived graphs.
+
+Built by planner.load.load_snapshot(); immutable by convention (services that change the cluster,
+such as the replay, copy what they change).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Iterable
+
+import networkx as nx
+
+from planner.domain import (
+    Deployment,
+    HorizontalPodAutoscaler,
+    Namespace,
+    Node,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    PodDisruptionBudget,
+    ReplicaSet,
+    StatefulSet,
+    StorageClass,
+)
+
+
+@dataclass
+class Snapshot:
+    nodes: dict[str, Node] = field(default_factory=dict)
+    pods: dict[str, Pod] = field(default_factory=dict)  # "ns/name"
+    pvs: dict[str, PersistentVolume] = field(default_factory=dict)
+    pvcs: dict[str, PersistentVolumeClaim] = field(default_factory=dict)  # "ns/name"
+    storage_classes: dict[str, StorageClass] = field(default_factory=dict)
+    deployments: dict[str, Deployment] = field(default_factory=dict)
+    replicasets: dict[str, ReplicaSet] = field(default_factory=dict)
+    statefulsets: dict[str, StatefulSet] = field(default_factory=dict)
+    hpas: dict[str, HorizontalPodAutoscaler] = field(default_factory=dict)
+    pdbs: dict[str, PodDisruptionBudget] = field(default_factory=dict)
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    # Free-form facts the loader noticed (a PVC bound to a missing PV, a pod on an unknown node).
+    notes: list[str] = field(default_factory=list)
+    # Raw objects by (kind, "ns/name" or name), kept for patch emission and rendering.
+    raw: dict[tuple[str, str], dict] = field(default_factory=dict, repr=False)
+    # Steps and expectations when the snapshot came from a scenario file.
+    scenario: dict | None = None
+
+    # ------------------------------------------------------------------ lookups
+
+    def copy(self) -> "Snapshot":
+        return replace(
+            self,
+            nodes=dict(self.nodes),
+            pods=dict(self.pods),
+            pvs=dict(self.pvs),
+            pvcs=dict(self.pvcs),
+            storage_classes=dict(self.storage_classes),
+            deployments=dict(self.deployments),
+            replicasets=dict(self.replicasets),
+            statefulsets=dict(self.statefulsets),
+            hpas=dict(self.hpas),
+            pdbs=dict(self.pdbs),
+            namespaces=dict(self.namespaces),
+            notes=list(self.notes),
+            raw=dict(self.raw),
+        )
+
+    def namespace_labels(self, namespace: str) -> dict[str, str]:
+        """Labels of a namespace; the API server always sets kubernetes.io/metadata.name."""
+        ns = self.namespaces.get(namespace)
+        labels = dict(ns.labels) if ns else {}
+        labels.setdefault("kubernetes.io/metadata.name", namespace)
+        return labels
+
+    def default_storage_class(self) -> StorageClass | None:
+        """pkg/volume/util GetDefaultClass: the newest default class wins; we take the last by name."""
+        defaults = [sc for sc in self.storage_classes.values() if sc.is_default]
+        return sorted(defaults, key=lambda sc: sc.name)[-1] if defaults else None
+
+    def storage_class_of(self, pvc: PersistentVolumeClaim) -> StorageClass | None:
+        if pvc.storage_class is None:
+            return self.default_storage_class()
+        return self.storage_classes.get(pvc.storage_class)
+
+    def pods_of_namespace(self, namespace: str) -> Iterable[Pod]:
+        return (p for p in self.pods.values() if p.namespace == namespace)
+
+    def hpa_for(self, kind: str, namespace: str, name: str) -> HorizontalPodAutoscaler | None:
+        for h in self.hpas.values():
+            if h.namespace == namespace and h.target_kind == kind and h.target_name == name:
+                return h
+        return None
+
+    @cached_property
+    def zones(self) -> list[str]:
+        return sorted({n.zone for n in self.nodes.values() if n.zone})
+
+    # ------------------------------------------------------------------ graphs
+
+    @cached_property
+    def ownership(self) -> nx.DiGraph:
+        """Owner -> owned edges: Deployment -> ReplicaSet -> Pod, StatefulSet -> Pod -> PVC -> PV.
+
+        Node ids are (kind, key) tuples; the graph holds only edges that resolve.
+        """
+        g = nx.DiGraph()
+        for rs in self.replicasets.values():
+            if rs.owner and rs.owner.kind == "Deployment":
+                dk = f"{rs.namespace}/{rs.owner.name}"
+                if dk in self.deployments:
+                    g.add_edge(("Deployment", dk), ("ReplicaSet", rs.key))
+        for pod in self.pods.values():
+            if pod.owner:
+                ok = f"{pod.namespace}/{pod.owner.name}"
+                kind = pod.owner.kind
+                if (kind == "ReplicaSet" and ok in self.replicasets) or (
+                    kind == "StatefulSet" and ok in self.statefulsets
+                ):
+                    g.add_edge((kind, ok), ("Pod", pod.key))
+            for vol in pod.spec.volumes:
+                ck = f"{pod.namespace}/{vol.claim_name}"
+                if ck in self.pvcs:
+                    g.add_edge(("Pod", pod.key), ("PersistentVolumeClaim", ck))
+        for pvc in self.pvcs.values():
+            if pvc.volume_name and pvc.volume_name in self.pvs:
+                g.add_edge(("PersistentVolumeClaim", pvc.key), ("PersistentVolume", pvc.volume_name))
+        return g
+
+    def owned_pods(self, kind: str, key: str) -> list[Pod]:
+        """Pods a Deployment (through its ReplicaSets) or StatefulSet controls."""
+        g = self.ownership
+        node = (kind, key)
+        if node not in g:
+            return []
+        return [
+            self.pods[k]
+            for (kk, k) in nx.descendants(g, node)
+            if kk == "Pod" and k in self.pods
+        ]
