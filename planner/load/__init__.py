@@ -1,0 +1,238 @@
+"""Loading: paths -> bounded parse -> objects -> defaults -> validation -> Snapshot.
+
+This package and planner.validation are the only code that touches YAML and JSON.
+Accepted input: files, directories (recursively: .yaml, .yml, .json), ``-`` for stdin, several
+at once; multi-document YAML, JSON, ``kind: List`` (and ``*List``) exactly as ``kubectl get``
+prints it, ``helm template`` output, and planner scenario files (kind: Scenario).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from planner import convert
+from planner.domain import KINDS
+from planner.errors import InputError
+from planner.load.reader import Limits, parse_bytes
+from planner.snapshot import Snapshot
+
+__all__ = ["Limits", "RawInput", "load_snapshot", "read_objects", "collect_paths"]
+
+_EXTS = (".yaml", ".yml", ".json")
+
+
+@dataclass
+class RawInput:
+    objects: list[dict] = field(default_factory=list)  # planner's kinds, in input order
+    skipped: Counter = field(default_factory=Counter)  # kind -> count of objects not read
+    scenario: Any = None  # planner.scenario.ScenarioExpansion of the (single) scenario read
+    sources: list[str] = field(default_factory=list)
+
+
+def collect_paths(paths: Iterable[str]) -> list[str]:
+    """Expand directories recursively (sorted, .yaml/.yml/.json); keep '-' and files as given."""
+    out: list[str] = []
+    for p in paths:
+        if p == "-":
+            out.append(p)
+            continue
+        path = Path(p)
+        if path.is_dir():
+            found = sorted(
+                str(f) for f in path.rglob("*") if f.is_file() and f.suffix.lower() in _EXTS
+            )
+            if not found:
+                raise InputError(f"{p}: directory holds no .yaml, .yml or .json files")
+            out.extend(found)
+        elif path.exists():
+            out.append(p)
+        else:
+            raise InputError(f"{p}: no such file or directory")
+    if not out:
+        raise InputError("no input: give one or more files, directories or - for stdin")
+    return out
+
+
+def _read(path: str, limits: Limits) -> bytes:
+    if path == "-":
+        data = sys.stdin.buffer.read(limits.max_bytes + 1)
+    else:
+        try:
+            size = os.path.getsize(path)
+            if size > limits.max_bytes:
+                raise InputError(f"{path}: {size} bytes is more than the {limits.max_bytes}-byte limit (see --max-bytes)")
+            with open(path, "rb") as f:
+                data = f.read(limits.max_bytes + 1)
+        except OSError as e:
+            raise InputError(f"{path}: cannot read: {e.strerror}") from None
+    return data
+
+
+def _flatten(doc: Any, where: str, raw: RawInput, on_scenario: Callable[[dict, str], None], depth: int = 0) -> None:
+    if doc is None:  # an empty YAML document (helm template prints them)
+        return
+    if not isinstance(doc, dict):
+        raise InputError(f"{where}: a Kubernetes object must be a mapping, not {type(doc).__name__}")
+    kind = doc.get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise InputError(f"{where}: kind: Required value")
+    if kind == "Scenario":
+        on_scenario(doc, where)
+        return
+    if kind == "List" or (kind.endswith("List") and isinstance(doc.get("items"), list)):
+        items = doc.get("items")
+        if items is None:
+            return
+        if not isinstance(items, list):
+            raise InputError(f"{where}: items: Invalid value: must be a list")
+        if depth > 2:
+            raise InputError(f"{where}: nested Lists deeper than 2 levels")
+        item_kind = kind[:-4] if kind != "List" else None
+        for i, it in enumerate(items):
+            if item_kind and isinstance(it, dict) and "kind" not in it:
+                it["kind"] = item_kind  # the API's own *List responses omit kind on items
+            _flatten(it, f"{where}: items[{i}]", raw, on_scenario, depth + 1)
+        return
+    if kind in KINDS:
+        if not isinstance(doc.get("apiVersion"), str):
+            raise InputError(f"{where}: {kind}: apiVersion: Required value")
+        raw.objects.append(doc)
+    else:
+        raw.skipped[kind] += 1
+
+
+def read_objects(paths: Iterable[str], limits: Limits | None = None) -> RawInput:
+    """Read and parse every input; returns planner's objects (undefaulted) and what was skipped."""
+    limits = limits or Limits()
+    raw = RawInput()
+    errors: list[str] = []
+
+    def on_scenario(doc: dict, where: str) -> None:
+        from planner.scenario import expand_scenario
+
+        if raw.scenario is not None:
+            raise InputError(f"{where}: only one Scenario can be read at a time")
+        exp = expand_scenario(doc, where)
+        raw.scenario = exp
+        for obj in exp.objects:
+            _flatten(obj, f"{where}: {obj.get('kind')}", raw, on_scenario)
+
+    for path in collect_paths(paths):
+        label = "<stdin>" if path == "-" else path
+        raw.sources.append(label)
+        try:
+            docs = parse_bytes(_read(path, limits), label, limits)
+            for i, doc in enumerate(docs):
+                where = label if len(docs) == 1 else f"{label}: document {i + 1}"
+                _flatten(doc, where, raw, on_scenario)
+        except InputError as e:
+            errors.extend(e.messages)
+    if errors:
+        raise InputError(*errors)
+    return raw
+
+
+def skipped_notice(raw: RawInput) -> str | None:
+    if not raw.skipped:
+        return None
+    total = sum(raw.skipped.values())
+    kinds = ", ".join(f"{k} ({n})" for k, n in sorted(raw.skipped.items()))
+    return f"note: skipped {total} object(s) of kinds planner does not read: {kinds}"
+
+
+def _key(o: dict) -> str:
+    md = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
+    name = str(md.get("name", ""))
+    if o["kind"] in ("Node", "PersistentVolume", "StorageClass", "Namespace"):
+        return name
+    return f"{md.get('namespace') or 'default'}/{name}"
+
+
+def validate_raw(raw: RawInput) -> list[str]:
+    """Apply the API server's defaults in place, then validate; returns every error."""
+    from planner.validation import validate_objects
+    from planner.validation.defaults import apply_defaults
+
+    for o in raw.objects:
+        apply_defaults(o)
+    return validate_objects(raw.objects)
+
+
+def build_snapshot(raw: RawInput) -> Snapshot:
+    """Convert validated objects into the domain model (no validation here)."""
+    snap = Snapshot()
+    conv = convert.Converter()
+    notes = snap.notes
+    for o in raw.objects:
+        kind = o["kind"]
+        key = _key(o)
+        try:
+            if kind == "Pod":
+                snap.pods[key] = conv.pod(o)
+            elif kind == "Node":
+                snap.nodes[key] = convert.node(o, notes)
+            elif kind == "PersistentVolume":
+                snap.pvs[key] = convert.persistent_volume(o)
+            elif kind == "PersistentVolumeClaim":
+                snap.pvcs[key] = convert.persistent_volume_claim(o)
+            elif kind == "StorageClass":
+                snap.storage_classes[key] = convert.storage_class(o)
+            elif kind == "Deployment":
+                snap.deployments[key] = conv.deployment(o)
+            elif kind == "ReplicaSet":
+                snap.replicasets[key] = conv.replicaset(o)
+            elif kind == "StatefulSet":
+                snap.statefulsets[key] = conv.statefulset(o)
+            elif kind == "HorizontalPodAutoscaler":
+                snap.hpas[key] = convert.hpa(o)
+            elif kind == "PodDisruptionBudget":
+                snap.pdbs[key] = convert.pdb(o)
+            elif kind == "Namespace":
+                snap.namespaces[key] = convert.namespace(o)
+        except (TypeError, ValueError, AttributeError, KeyError) as e:  # a gap in validation, never a traceback
+            raise InputError(f"{kind} {key}: cannot be read: {e}") from None
+        snap.raw[(kind, key)] = o
+    _note_dangling(snap)
+    if raw.scenario is not None:
+        snap.scenario = {
+            "name": raw.scenario.name,
+            "description": raw.scenario.description,
+            "expect": raw.scenario.expect,
+            "steps": raw.scenario.steps,
+        }
+    return snap
+
+
+def _note_dangling(snap: Snapshot) -> None:
+    """What a real cluster can hold is not an input error: note it where it matters."""
+    for pvc in snap.pvcs.values():
+        if pvc.volume_name and pvc.volume_name not in snap.pvs:
+            snap.notes.append(f"PersistentVolumeClaim {pvc.key}: bound to PersistentVolume {pvc.volume_name}, which is not in the input")
+    unknown = Counter(p.spec.node_name for p in snap.pods.values() if p.spec.node_name and p.spec.node_name not in snap.nodes)
+    for n, c in sorted(unknown.items()):
+        snap.notes.append(f"{c} pod(s) are bound to node {n}, which is not in the input: they are not counted")
+    if snap.nodes:
+        nozone = [n.name for n in snap.nodes.values() if not n.zone]
+        if nozone and len(nozone) < len(snap.nodes):
+            snap.notes.append(f"{len(nozone)} node(s) have no topology.kubernetes.io/zone label (e.g. {nozone[0]}): zone spread skips them")
+
+
+def load_snapshot(paths: Iterable[str], limits: Limits | None = None, notice: Callable[[str], None] | None = None) -> Snapshot:
+    """Read, default, validate and convert; raises InputError listing every problem."""
+    raw = read_objects(paths, limits)
+    if not raw.objects and raw.scenario is None:
+        msg = "no Kubernetes objects of the kinds planner reads (" + ", ".join(KINDS) + ")"
+        raise InputError(msg)
+    errors = validate_raw(raw)
+    if errors:
+        raise InputError(*errors)
+    if notice is not None:
+        n = skipped_notice(raw)
+        if n:
+            notice(n)
+    return build_snapshot(raw)

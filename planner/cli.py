@@ -1,0 +1,159 @@
+"""The command line: thin typer commands over planner.services, one error boundary in main().
+
+Exit codes, for every command: 0 yes / nothing wrong, 1 no (unschedulable, stuck, hazards
+found), 2 error (usage or invalid input; the solver timed out). Data on stdout, messages on
+stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+from planner import output
+from planner.errors import PlannerError, UsageError
+from planner.load import Limits
+
+app = typer.Typer(
+    name="planner",
+    help="A constraint-solver placement planner for Kubernetes: why a pod cannot be placed, "
+    "whether a workload can reach N replicas, and what to change.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+Snapshots = Annotated[
+    list[str],
+    typer.Argument(help="Snapshot files or directories (kubectl -o yaml|json, helm template output, scenarios); - for stdin.", show_default=False),
+]
+OutputOpt = Annotated[Format, typer.Option("-o", "--output", help="Output format.")]
+NamespaceOpt = Annotated[Optional[str], typer.Option("-n", "--namespace", help="Namespace of the names given (like kubectl); default: default.")]
+MaxBytesOpt = Annotated[int, typer.Option("--max-bytes", help="Largest input file accepted, in bytes.", min=1)]
+
+DEFAULT_MAX_BYTES = Limits().max_bytes
+
+
+def _limits(max_bytes: int) -> Limits:
+    return Limits(max_bytes=max_bytes)
+
+
+@app.command()
+def validate(
+    paths: Snapshots,
+    out: OutputOpt = Format.table,
+    max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+) -> int:
+    """Read and validate inputs as the API server would; report every error (exit 2 if any)."""
+    from planner.services.inputs import validate_inputs
+
+    result = validate_inputs(paths, _limits(max_bytes))
+    output.emit(result, out.value, _validate_table)
+    return 0 if result["valid"] else 2
+
+
+def _validate_table(r: dict) -> str:
+    lines = []
+    if r["valid"]:
+        counts = ", ".join(f"{n} {k}" for k, n in r["objects"].items()) or "no objects"
+        lines.append(f"valid: {counts}")
+    else:
+        lines.append(f"invalid: {len(r['errors'])} error(s)")
+        lines.extend(r["errors"])
+    for n in r.get("notes", []):
+        lines.append(f"note: {n}")
+    return "\n".join(lines)
+
+
+@app.command()
+def render(
+    paths: Snapshots,
+    out: Annotated[Format, typer.Option("-o", "--output", help="yaml (default) or json.")] = Format.yaml,
+    max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+) -> int:
+    """Print a scenario (or any input) expanded into a kubectl-appliable List."""
+    from planner.services.inputs import render_inputs
+
+    doc = render_inputs(paths, _limits(max_bytes))
+    output.emit(doc, "json" if out is Format.json else "yaml")
+    return 0
+
+
+@app.command()
+def explain(
+    paths: Snapshots,
+    pod: Annotated[Optional[str], typer.Option("--pod", help="The pod to explain: NAMESPACE/NAME or NAME (with -n).")] = None,
+    pod_file: Annotated[Optional[str], typer.Option("--pod-file", help="A pod manifest that does not exist yet.")] = None,
+    namespace: NamespaceOpt = None,
+    out: OutputOpt = Format.table,
+    max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+) -> int:
+    """Why a pod can or cannot be placed: every filter plugin on every node, as kube-scheduler sees it."""
+    from planner.services.explain import explain_pod, render_table
+
+    if (pod is None) == (pod_file is None):
+        raise UsageError("explain: give exactly one of --pod NAMESPACE/NAME or --pod-file POD.yaml")
+    result = explain_pod(paths, pod=pod, pod_file=pod_file, namespace=namespace, limits=_limits(max_bytes))
+    output.emit(result, out.value, render_table)
+    return 0 if result["schedulable"] else 1
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    if version:
+        from planner import __version__
+
+        print(f"planner {__version__}")
+        raise typer.Exit(0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: runs a command and turns every failure into a one-line message and exit 2."""
+    from typer._click import exceptions as click_exc  # typer vendors click
+
+    from typer.main import get_command
+
+    code = 0
+    try:
+        rv = get_command(app).main(args=argv, prog_name="planner", standalone_mode=False)
+        code = rv if isinstance(rv, int) else 0
+    except PlannerError as e:
+        for m in e.messages or [str(e)]:
+            output.note(f"error: {m}")
+        code = e.exit_code
+    except click_exc.Exit as e:
+        code = e.exit_code
+    except click_exc.Abort:
+        output.note("aborted")
+        code = 130
+    except click_exc.ClickException as e:
+        e.show()
+        code = 2
+    except KeyboardInterrupt:
+        output.note("interrupted")
+        code = 130
+    except BrokenPipeError:
+        code = 0
+    except RecursionError:
+        output.note("error: input nested too deeply to process")
+        code = 2
+    except MemoryError:
+        output.note("error: out of memory while processing the input (see --max-bytes)")
+        code = 2
+    except Exception as e:  # the one boundary: never a traceback
+        output.note(f"error: internal error: {type(e).__name__}: {e} (please report this with the input that caused it)")
+        code = 2
+    sys.exit(code)

@@ -1,0 +1,559 @@
+"""Decoded, defaulted and validated Kubernetes objects (dicts) -> domain dataclasses.
+
+Runs after planner.validation: shapes are trusted here, values are not re-checked.  Work per pod
+is kept small because snapshots hold up to 150,000 pods: sub-structures that repeat across the
+pods of one template (affinity, tolerations, spread constraints) are converted once and shared,
+keyed by their canonical JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import orjson
+
+from planner.domain import (
+    CPU,
+    Affinity,
+    ClaimTemplate,
+    Deployment,
+    HorizontalPodAutoscaler,
+    HostPort,
+    LabelSelector,
+    LabelSelectorRequirement,
+    Namespace,
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    OwnerRef,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    PodAffinityTerm,
+    PodDisruptionBudget,
+    PodSpec,
+    PodTemplate,
+    PodVolume,
+    PreferredSchedulingTerm,
+    ReplicaSet,
+    RollingUpdateDeployment,
+    StatefulSet,
+    StorageClass,
+    Taint,
+    Toleration,
+    TopologySelectorTerm,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+)
+from planner.quantity import int_value, milli_value, parse_quantity
+
+_EMPTY: dict = {}
+
+
+def _d(v: Any) -> dict:
+    return v if isinstance(v, dict) else _EMPTY
+
+
+def _l(v: Any) -> list:
+    return v if isinstance(v, list) else []
+
+
+def _labels(v: Any) -> dict[str, str]:
+    return {str(k): str(x) for k, x in v.items()} if isinstance(v, dict) else {}
+
+
+def quantity(name: str, value: Any) -> int:
+    """cpu in millicores, everything else in its integer value (rounded up, as upstream)."""
+    q = parse_quantity(value)
+    return milli_value(q) if name == CPU else int_value(q)
+
+
+def resource_list(v: Any) -> dict[str, int]:
+    return {str(k): quantity(str(k), x) for k, x in _d(v).items()}
+
+
+# --------------------------------------------------------------------------- selectors
+
+
+def label_selector(v: Any) -> LabelSelector | None:
+    """None for a null selector (selects nothing), LabelSelector() for {} (selects everything)."""
+    if v is None:
+        return None
+    d = _d(v)
+    ml = tuple(sorted((str(k), str(x)) for k, x in _d(d.get("matchLabels")).items()))
+    me = tuple(
+        LabelSelectorRequirement(str(r.get("key", "")), str(r.get("operator", "")), tuple(str(x) for x in _l(r.get("values"))))
+        for r in _l(d.get("matchExpressions"))
+    )
+    return LabelSelector(ml, me)
+
+
+def _node_reqs(v: Any) -> tuple[NodeSelectorRequirement, ...]:
+    return tuple(
+        NodeSelectorRequirement(str(r.get("key", "")), str(r.get("operator", "")), tuple(str(x) for x in _l(r.get("values"))))
+        for r in _l(v)
+    )
+
+
+def node_selector_term(v: Any) -> NodeSelectorTerm:
+    d = _d(v)
+    return NodeSelectorTerm(_node_reqs(d.get("matchExpressions")), _node_reqs(d.get("matchFields")))
+
+
+def node_selector(v: Any) -> NodeSelector | None:
+    if v is None:
+        return None
+    return NodeSelector(tuple(node_selector_term(t) for t in _l(_d(v).get("nodeSelectorTerms"))))
+
+
+def _pod_affinity_term(v: Any) -> PodAffinityTerm:
+    d = _d(v)
+    return PodAffinityTerm(
+        label_selector=label_selector(d.get("labelSelector")),
+        topology_key=str(d.get("topologyKey", "")),
+        namespaces=tuple(str(x) for x in _l(d.get("namespaces"))),
+        namespace_selector=label_selector(d.get("namespaceSelector")),
+        match_label_keys=tuple(str(x) for x in _l(d.get("matchLabelKeys"))),
+        mismatch_label_keys=tuple(str(x) for x in _l(d.get("mismatchLabelKeys"))),
+    )
+
+
+def _weighted_terms(v: Any) -> tuple[WeightedPodAffinityTerm, ...]:
+    return tuple(WeightedPodAffinityTerm(int(_d(w).get("weight", 0)), _pod_affinity_term(_d(w).get("podAffinityTerm"))) for w in _l(v))
+
+
+def _affinity(v: Any) -> Affinity | None:
+    if not isinstance(v, dict) or not v:
+        return None
+    na, pa, paa = _d(v.get("nodeAffinity")), _d(v.get("podAffinity")), _d(v.get("podAntiAffinity"))
+    return Affinity(
+        node_required=node_selector(na.get("requiredDuringSchedulingIgnoredDuringExecution")),
+        node_preferred=tuple(
+            PreferredSchedulingTerm(int(_d(p).get("weight", 0)), node_selector_term(_d(p).get("preference")))
+            for p in _l(na.get("preferredDuringSchedulingIgnoredDuringExecution"))
+        ),
+        pod_affinity_required=tuple(_pod_affinity_term(t) for t in _l(pa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
+        pod_affinity_preferred=_weighted_terms(pa.get("preferredDuringSchedulingIgnoredDuringExecution")),
+        pod_anti_affinity_required=tuple(_pod_affinity_term(t) for t in _l(paa.get("requiredDuringSchedulingIgnoredDuringExecution"))),
+        pod_anti_affinity_preferred=_weighted_terms(paa.get("preferredDuringSchedulingIgnoredDuringExecution")),
+    )
+
+
+def _tolerations(v: Any) -> tuple[Toleration, ...]:
+    out = []
+    for t in _l(v):
+        t = _d(t)
+        secs = t.get("tolerationSeconds")
+        out.append(
+            Toleration(
+                key=str(t.get("key", "") or ""),
+                operator=str(t.get("operator", "") or "Equal"),
+                value=str(t.get("value", "") or ""),
+                effect=str(t.get("effect", "") or ""),
+                toleration_seconds=int(secs) if isinstance(secs, int) else None,
+            )
+        )
+    return tuple(out)
+
+
+def _spread(v: Any) -> tuple[TopologySpreadConstraint, ...]:
+    out = []
+    for c in _l(v):
+        c = _d(c)
+        md = c.get("minDomains")
+        out.append(
+            TopologySpreadConstraint(
+                max_skew=int(c.get("maxSkew", 0)),
+                topology_key=str(c.get("topologyKey", "")),
+                when_unsatisfiable=str(c.get("whenUnsatisfiable", "")),
+                label_selector=label_selector(c.get("labelSelector")),
+                min_domains=int(md) if isinstance(md, int) else None,
+                # nil policies are treated by the scheduler as Honor / Ignore (podtopologyspread/common.go)
+                node_affinity_policy=str(c.get("nodeAffinityPolicy") or "Honor"),
+                node_taints_policy=str(c.get("nodeTaintsPolicy") or "Ignore"),
+                match_label_keys=tuple(str(x) for x in _l(c.get("matchLabelKeys"))),
+            )
+        )
+    return tuple(out)
+
+
+class _Memo:
+    """Converts a sub-structure once per distinct value (pods of one template share them)."""
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn = fn
+        self.cache: dict[bytes, Any] = {}
+
+    def __call__(self, v: Any) -> Any:
+        if not v:
+            return self.fn(v)
+        key = orjson.dumps(v, option=orjson.OPT_SORT_KEYS)
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = self.cache[key] = self.fn(v)
+        return hit
+
+
+class Converter:
+    """Holds the per-load memo tables; one instance per snapshot load."""
+
+    def __init__(self) -> None:
+        self.affinity = _Memo(_affinity)
+        self.tolerations = _Memo(_tolerations)
+        self.spread = _Memo(_spread)
+        self.requests = _Memo(self._requests_uncached)
+
+    # ------------------------------------------------------------------ pod spec
+
+    @staticmethod
+    def _requests_uncached(spec: Any) -> dict[str, int]:
+        return effective_requests(_d(spec))
+
+    def pod_spec(self, spec: Mapping[str, Any], pod_name: str = "") -> PodSpec:
+        ports: list[HostPort] = []
+        images: list[str] = []
+        for c in _l(spec.get("containers")) + _l(spec.get("initContainers")):
+            c = _d(c)
+            if "image" in c:
+                images.append(str(c["image"]))
+            for p in _l(c.get("ports")):
+                p = _d(p)
+                hp = p.get("hostPort")
+                if isinstance(hp, int) and hp > 0:
+                    ports.append(HostPort(hp, str(p.get("protocol") or "TCP"), str(p.get("hostIP") or "0.0.0.0")))
+        vols: list[PodVolume] = []
+        for v in _l(spec.get("volumes")):
+            v = _d(v)
+            name = str(v.get("name", ""))
+            pvc = v.get("persistentVolumeClaim")
+            if isinstance(pvc, dict):
+                vols.append(PodVolume(name, str(pvc.get("claimName", "")), False, bool(pvc.get("readOnly", False))))
+            elif isinstance(v.get("ephemeral"), dict):
+                # ephemeral.go: the claim of a generic ephemeral volume is named <pod>-<volume>
+                vols.append(PodVolume(name, f"{pod_name}-{name}", True, False))
+        req_src = {
+            "containers": spec.get("containers"),
+            "initContainers": spec.get("initContainers"),
+            "overhead": spec.get("overhead"),
+            "resources": spec.get("resources"),
+        }
+        prio = spec.get("priority")
+        return PodSpec(
+            node_name=str(spec.get("nodeName") or ""),
+            node_selector=_labels(spec.get("nodeSelector")),
+            affinity=self.affinity(spec.get("affinity")),
+            tolerations=self.tolerations(spec.get("tolerations")),
+            topology_spread_constraints=self.spread(spec.get("topologySpreadConstraints")),
+            requests=self.requests(req_src),
+            host_ports=tuple(ports),
+            volumes=tuple(vols),
+            scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
+            priority=int(prio) if isinstance(prio, int) else 0,
+            images=tuple(images),
+        )
+
+    def template(self, v: Any) -> PodTemplate:
+        d = _d(v)
+        md = _d(d.get("metadata"))
+        return PodTemplate(labels=_labels(md.get("labels")), spec=self.pod_spec(_d(d.get("spec"))), annotations=_labels(md.get("annotations")))
+
+    # ------------------------------------------------------------------ objects
+
+    def pod(self, o: dict) -> Pod:
+        md, spec, st = _d(o.get("metadata")), _d(o.get("spec")), _d(o.get("status"))
+        name = str(md.get("name", ""))
+        return Pod(
+            namespace=str(md.get("namespace") or "default"),
+            name=name,
+            labels=_labels(md.get("labels")),
+            spec=self.pod_spec(spec, name),
+            phase=str(st.get("phase") or "Pending"),
+            terminating=md.get("deletionTimestamp") is not None,
+            owner=controller_ref(md),
+            uid=str(md.get("uid", "")),
+            annotations=_labels(md.get("annotations")),
+            creation_timestamp=str(md.get("creationTimestamp") or ""),
+            nominated_node_name=str(st.get("nominatedNodeName") or ""),
+        )
+
+    def deployment(self, o: dict) -> Deployment:
+        md, spec = _d(o.get("metadata")), _d(o.get("spec"))
+        strat = _d(spec.get("strategy"))
+        stype = str(strat.get("type") or "RollingUpdate")
+        ru = _d(strat.get("rollingUpdate"))
+        rolling = (
+            RollingUpdateDeployment(ru.get("maxSurge", "25%"), ru.get("maxUnavailable", "25%")) if stype == "RollingUpdate" else None
+        )
+        return Deployment(
+            namespace=str(md.get("namespace") or "default"),
+            name=str(md.get("name", "")),
+            replicas=int(spec.get("replicas", 1)),
+            selector=label_selector(spec.get("selector")) or LabelSelector(),
+            template=self.template(spec.get("template")),
+            strategy_type=stype,
+            rolling_update=rolling,
+            labels=_labels(md.get("labels")),
+            annotations=_labels(md.get("annotations")),
+            min_ready_seconds=int(spec.get("minReadySeconds", 0) or 0),
+            paused=bool(spec.get("paused", False)),
+            revision_history_limit=int(spec.get("revisionHistoryLimit", 10) if spec.get("revisionHistoryLimit") is not None else 10),
+            progress_deadline_seconds=int(spec.get("progressDeadlineSeconds", 600) or 600),
+            uid=str(md.get("uid", "")),
+        )
+
+    def replicaset(self, o: dict) -> ReplicaSet:
+        md, spec = _d(o.get("metadata")), _d(o.get("spec"))
+        return ReplicaSet(
+            namespace=str(md.get("namespace") or "default"),
+            name=str(md.get("name", "")),
+            replicas=int(spec.get("replicas", 1)),
+            selector=label_selector(spec.get("selector")) or LabelSelector(),
+            template=self.template(spec.get("template")),
+            owner=controller_ref(md),
+            labels=_labels(md.get("labels")),
+            annotations=_labels(md.get("annotations")),
+            uid=str(md.get("uid", "")),
+            creation_timestamp=str(md.get("creationTimestamp") or ""),
+        )
+
+    def statefulset(self, o: dict) -> StatefulSet:
+        md, spec, st = _d(o.get("metadata")), _d(o.get("spec")), _d(o.get("status"))
+        us = _d(spec.get("updateStrategy"))
+        ru = _d(us.get("rollingUpdate"))
+        ret = _d(spec.get("persistentVolumeClaimRetentionPolicy"))
+        vcts = []
+        for t in _l(spec.get("volumeClaimTemplates")):
+            t = _d(t)
+            tmd, tspec = _d(t.get("metadata")), _d(t.get("spec"))
+            req = _d(_d(tspec.get("resources")).get("requests")).get("storage")
+            vcts.append(
+                ClaimTemplate(
+                    name=str(tmd.get("name", "")),
+                    labels=_labels(tmd.get("labels")),
+                    storage_class=_claim_class(tmd, tspec),
+                    request=int_value(parse_quantity(req)) if req is not None else 0,
+                    access_modes=tuple(str(x) for x in _l(tspec.get("accessModes"))),
+                    selector=label_selector(tspec.get("selector")),
+                    volume_mode=str(tspec.get("volumeMode") or "Filesystem"),
+                )
+            )
+        return StatefulSet(
+            namespace=str(md.get("namespace") or "default"),
+            name=str(md.get("name", "")),
+            replicas=int(spec.get("replicas", 1)),
+            selector=label_selector(spec.get("selector")) or LabelSelector(),
+            template=self.template(spec.get("template")),
+            service_name=str(spec.get("serviceName") or ""),
+            pod_management_policy=str(spec.get("podManagementPolicy") or "OrderedReady"),
+            update_strategy_type=str(us.get("type") or "RollingUpdate"),
+            partition=int(ru.get("partition", 0) or 0),
+            max_unavailable=ru.get("maxUnavailable"),
+            volume_claim_templates=tuple(vcts),
+            retention_when_deleted=str(ret.get("whenDeleted") or "Retain"),
+            retention_when_scaled=str(ret.get("whenScaled") or "Retain"),
+            ordinals_start=int(_d(spec.get("ordinals")).get("start", 0) or 0),
+            min_ready_seconds=int(spec.get("minReadySeconds", 0) or 0),
+            labels=_labels(md.get("labels")),
+            annotations=_labels(md.get("annotations")),
+            current_revision=str(st.get("currentRevision") or ""),
+            update_revision=str(st.get("updateRevision") or ""),
+            uid=str(md.get("uid", "")),
+        )
+
+
+def controller_ref(md: Mapping[str, Any]) -> OwnerRef | None:
+    """metav1.GetControllerOf: the ownerReference with controller: true."""
+    for r in _l(md.get("ownerReferences")):
+        r = _d(r)
+        if r.get("controller") is True:
+            return OwnerRef(str(r.get("kind", "")), str(r.get("name", "")), str(r.get("uid", "")), True)
+    return None
+
+
+def _add(into: dict[str, int], res: Mapping[str, int]) -> None:
+    for k, v in res.items():
+        into[k] = into.get(k, 0) + v
+
+
+def _max(into: dict[str, int], res: Mapping[str, int]) -> None:
+    for k, v in res.items():
+        if v > into.get(k, 0):
+            into[k] = v
+
+
+def _container_requests(c: Mapping[str, Any]) -> dict[str, int]:
+    r = _d(c.get("resources"))
+    reqs = resource_list(r.get("requests"))
+    # core/v1 defaults.go SetDefaults_Pod: a limit without a request defaults the request.
+    for k, v in resource_list(r.get("limits")).items():
+        reqs.setdefault(k, v)
+    return reqs
+
+
+def effective_requests(spec: Mapping[str, Any]) -> dict[str, int]:
+    """k8s.io/component-helpers/resource/helpers.go PodRequests (what NodeResourcesFit uses).
+
+    Sum of containers; restartable init containers (sidecars, restartPolicy Always) add to the
+    sum and to every later init container's peak; the result is the max of that sum and the
+    largest init container peak; pod-level spec.resources.requests (PodLevelResources) replace
+    the container aggregate for the resources they set; spec.overhead is added last.
+    """
+    reqs: dict[str, int] = {}
+    for c in _l(spec.get("containers")):
+        _add(reqs, _container_requests(_d(c)))
+    restartable: dict[str, int] = {}
+    init_peak: dict[str, int] = {}
+    for c in _l(spec.get("initContainers")):
+        c = _d(c)
+        creq = _container_requests(c)
+        if c.get("restartPolicy") == "Always":
+            _add(reqs, creq)
+            _add(restartable, creq)
+            peak = dict(restartable)
+        else:
+            peak = dict(creq)
+            _add(peak, restartable)
+        _max(init_peak, peak)
+    _max(reqs, init_peak)
+    pod_level = _d(_d(spec.get("resources")).get("requests"))
+    if pod_level:
+        for k, v in resource_list(pod_level).items():
+            reqs[k] = v
+    _add(reqs, resource_list(spec.get("overhead")))
+    return reqs
+
+
+def _claim_class(md: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
+    """storage/util GetPersistentVolumeClaimClass: the beta annotation wins over the field."""
+    ann = _d(md.get("annotations"))
+    if "volume.beta.kubernetes.io/storage-class" in ann:
+        return str(ann["volume.beta.kubernetes.io/storage-class"])
+    sc = spec.get("storageClassName")
+    return None if sc is None else str(sc)
+
+
+def node(o: dict, notes: list[str]) -> Node:
+    md, spec, st = _d(o.get("metadata")), _d(o.get("spec")), _d(o.get("status"))
+    name = str(md.get("name", ""))
+    alloc_src = st.get("allocatable")
+    if not isinstance(alloc_src, dict) or not alloc_src:
+        alloc_src = st.get("capacity")
+        if isinstance(alloc_src, dict) and alloc_src:
+            notes.append(f"Node {name}: no status.allocatable; using status.capacity as the kubelet would report it")
+        else:
+            notes.append(f"Node {name}: no status.allocatable or status.capacity: the scheduler sees no room on it")
+    taints = tuple(
+        Taint(str(_d(t).get("key", "")), str(_d(t).get("value", "") or ""), str(_d(t).get("effect", ""))) for t in _l(spec.get("taints"))
+    )
+    return Node(
+        name=name,
+        labels=_labels(md.get("labels")),
+        taints=taints,
+        unschedulable=bool(spec.get("unschedulable", False)),
+        allocatable=resource_list(alloc_src),
+        uid=str(md.get("uid", "")),
+    )
+
+
+def persistent_volume(o: dict) -> PersistentVolume:
+    md, spec, st = _d(o.get("metadata")), _d(o.get("spec")), _d(o.get("status"))
+    cref = spec.get("claimRef")
+    claim = None
+    claim_uid = ""
+    if isinstance(cref, dict) and cref.get("name"):
+        claim = (str(cref.get("namespace") or "default"), str(cref["name"]))
+        claim_uid = str(cref.get("uid", ""))
+    ann = _d(md.get("annotations"))
+    sc = ann.get("volume.beta.kubernetes.io/storage-class", spec.get("storageClassName", ""))
+    cap = _d(spec.get("capacity")).get("storage")
+    return PersistentVolume(
+        name=str(md.get("name", "")),
+        labels=_labels(md.get("labels")),
+        capacity=int_value(parse_quantity(cap)) if cap is not None else 0,
+        storage_class=str(sc or ""),
+        access_modes=tuple(str(x) for x in _l(spec.get("accessModes"))),
+        node_affinity=node_selector(_d(spec.get("nodeAffinity")).get("required")),
+        claim_ref=claim,
+        claim_uid=claim_uid,
+        phase=str(st.get("phase") or ("Bound" if claim else "Available")),
+        reclaim_policy=str(spec.get("persistentVolumeReclaimPolicy") or "Retain"),
+        volume_mode=str(spec.get("volumeMode") or "Filesystem"),
+        uid=str(md.get("uid", "")),
+    )
+
+
+def persistent_volume_claim(o: dict) -> PersistentVolumeClaim:
+    md, spec, st = _d(o.get("metadata")), _d(o.get("spec")), _d(o.get("status"))
+    req = _d(_d(spec.get("resources")).get("requests")).get("storage")
+    return PersistentVolumeClaim(
+        namespace=str(md.get("namespace") or "default"),
+        name=str(md.get("name", "")),
+        labels=_labels(md.get("labels")),
+        storage_class=_claim_class(md, spec),
+        volume_name=str(spec.get("volumeName") or ""),
+        phase=str(st.get("phase") or "Pending"),
+        request=int_value(parse_quantity(req)) if req is not None else 0,
+        access_modes=tuple(str(x) for x in _l(spec.get("accessModes"))),
+        selector=label_selector(spec.get("selector")),
+        volume_mode=str(spec.get("volumeMode") or "Filesystem"),
+        annotations=_labels(md.get("annotations")),
+        owner=controller_ref(md),
+        uid=str(md.get("uid", "")),
+        terminating=md.get("deletionTimestamp") is not None,
+    )
+
+
+def storage_class(o: dict) -> StorageClass:
+    md = _d(o.get("metadata"))
+    ann = _d(md.get("annotations"))
+    default = (
+        ann.get("storageclass.kubernetes.io/is-default-class") == "true"
+        or ann.get("storageclass.beta.kubernetes.io/is-default-class") == "true"
+    )
+    topo = []
+    for t in _l(o.get("allowedTopologies")):
+        reqs = tuple(
+            (str(_d(e).get("key", "")), tuple(str(x) for x in _l(_d(e).get("values"))))
+            for e in _l(_d(t).get("matchLabelExpressions"))
+        )
+        topo.append(TopologySelectorTerm(reqs))
+    return StorageClass(
+        name=str(md.get("name", "")),
+        provisioner=str(o.get("provisioner", "")),
+        volume_binding_mode=str(o.get("volumeBindingMode") or "Immediate"),
+        allowed_topologies=tuple(topo),
+        reclaim_policy=str(o.get("reclaimPolicy") or "Delete"),
+        is_default=default,
+    )
+
+
+def hpa(o: dict) -> HorizontalPodAutoscaler:
+    md, spec = _d(o.get("metadata")), _d(o.get("spec"))
+    ref = _d(spec.get("scaleTargetRef"))
+    mn = spec.get("minReplicas")
+    return HorizontalPodAutoscaler(
+        namespace=str(md.get("namespace") or "default"),
+        name=str(md.get("name", "")),
+        target_kind=str(ref.get("kind", "")),
+        target_name=str(ref.get("name", "")),
+        min_replicas=int(mn) if isinstance(mn, int) else 1,
+        max_replicas=int(spec.get("maxReplicas", 1)),
+        target_api_version=str(ref.get("apiVersion", "apps/v1")),
+    )
+
+
+def pdb(o: dict) -> PodDisruptionBudget:
+    md, spec = _d(o.get("metadata")), _d(o.get("spec"))
+    return PodDisruptionBudget(
+        namespace=str(md.get("namespace") or "default"),
+        name=str(md.get("name", "")),
+        selector=label_selector(spec.get("selector")),
+        min_available=spec.get("minAvailable"),
+        max_unavailable=spec.get("maxUnavailable"),
+    )
+
+
+def namespace(o: dict) -> Namespace:
+    md = _d(o.get("metadata"))
+    return Namespace(name=str(md.get("name", "")), labels=_labels(md.get("labels")))

@@ -1,0 +1,335 @@
+"""Bounded reading of untrusted YAML and JSON.
+
+Nothing read is trusted.  Bounds are enforced while parsing, before anything is built:
+
+* file size (default 1 GiB) is checked before a byte is read;
+* input must be UTF-8 (a UTF-8 byte-order mark is allowed) and free of NUL bytes;
+* YAML is composed from libyaml's event stream by an iterative composer, never by
+  ``yaml.safe_load``: recursion-free (CSafeLoader's recursive composer crashes the process at
+  ~50,000 levels), with a nesting limit, a limit on the nodes that aliases expand to (alias
+  bombs), a document-count limit, duplicate mapping keys rejected and unknown tags rejected;
+* JSON is decoded by the standard library with a duplicate-key hook for inputs up to
+  ``json_strict_bytes`` (hand-written territory), and by orjson above that (machine-written
+  ``kubectl get -o json`` snapshots of 100-400 MB, where the stdlib hook would cost several times
+  the decode).  orjson rejects NaN, invalid UTF-8 and nesting beyond 1,024 levels; it keeps the
+  last of duplicate keys, which ``planner validate --strict-json`` checks at any size.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import yaml
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
+
+from planner.errors import InputError
+
+try:  # pragma: no cover - exercised by whichever is installed
+    _BaseLoader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _BaseLoader = yaml.SafeLoader
+
+import orjson
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int = 1 << 30  # per file
+    max_depth: int = 256  # nesting of YAML collections (JSON: orjson's 1,024 / stdlib recursion limit)
+    max_documents: int = 1_000_000  # YAML documents per file
+    max_alias_nodes: int = 1_000_000  # nodes that alias references may expand to, per file
+    json_strict_bytes: int = 32 << 20  # JSON up to this size is checked for duplicate keys
+
+
+class _Cut(Exception):
+    """An input error found while parsing: carries the message without the source prefix."""
+
+
+# --------------------------------------------------------------------------- bytes -> text
+
+
+def decode_text(data: bytes, source: str) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    nul = data.find(b"\x00")
+    if nul != -1:
+        raise InputError(f"{source}: binary data (NUL byte at offset {nul}): not a YAML or JSON file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{source}: not UTF-8 (invalid byte 0x{data[e.start]:02x} at offset {e.start})") from None
+
+
+def looks_like_json(text: str) -> bool:
+    for ch in text[:4096]:
+        if ch in " \t\r\n":
+            continue
+        return ch in "{["
+    return False
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _no_dup_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Cut(f"duplicate key {json.dumps(k)}")
+        out[k] = v
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise _Cut(f"{name} is not valid JSON")
+
+
+def parse_json(data: bytes | str, source: str, limits: Limits, strict: bool | None = None) -> Any:
+    """Decode one JSON value; trailing garbage, duplicate keys (strict), NaN are errors."""
+    size = len(data)
+    if strict is None:
+        strict = size <= limits.json_strict_bytes
+    try:
+        if strict:
+            text = data if isinstance(data, str) else decode_text(data, source)
+            return json.loads(text, object_pairs_hook=_no_dup_pairs, parse_constant=_reject_constant)
+        return orjson.loads(data)
+    except _Cut as e:
+        raise InputError(f"{source}: {e}") from None
+    except RecursionError:
+        raise InputError(f"{source}: nesting too deep: more than the JSON decoder's limit") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{source}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
+    except orjson.JSONDecodeError as e:
+        msg = str(e)
+        if "recursion" in msg.lower():
+            raise InputError(f"{source}: nesting too deep: more than 1024 levels") from None
+        raise InputError(f"{source}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
+
+
+# --------------------------------------------------------------------------- YAML
+
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """libyaml's parser and PyYAML's safe resolver; composition is ours (``iter_yaml``)."""
+
+
+def _scalar_constructors(loader: Any) -> dict[str, Callable[[Any], Any]]:
+    c = loader
+    return {
+        "tag:yaml.org,2002:null": lambda n: None,
+        "tag:yaml.org,2002:bool": c.construct_yaml_bool,
+        "tag:yaml.org,2002:int": c.construct_yaml_int,
+        "tag:yaml.org,2002:float": c.construct_yaml_float,
+        # Kubernetes reads YAML through JSON: a timestamp is a string (sigs.k8s.io/yaml).
+        _TIMESTAMP: lambda n: n.value,
+        "tag:yaml.org,2002:binary": lambda n: n.value,
+    }
+
+
+class _Frame:
+    __slots__ = ("obj", "key", "has_key", "anchor", "size", "line", "merges")
+
+    def __init__(self, obj: Any, anchor: str | None, line: int) -> None:
+        self.obj = obj
+        self.key: Any = None
+        self.has_key = False
+        self.anchor = anchor
+        self.size = 1
+        self.line = line
+        self.merges: list[dict] | None = None
+
+
+def _hashable_key(key: Any, line: int) -> Any:
+    if isinstance(key, (dict, list)):
+        raise _Cut(f"line {line}: a mapping key must be a scalar")
+    return key
+
+
+def iter_yaml(text: str, source: str, limits: Limits) -> list[Any]:
+    """Compose every document of a YAML stream within ``limits``; returns the documents."""
+    loader = _Loader(text)
+    constructors = _scalar_constructors(loader)
+    scalar_node = yaml.ScalarNode
+    resolve = loader.resolve
+    docs: list[Any] = []
+    anchors: dict[str, tuple[Any, int]] = {}
+    alias_nodes = 0
+    max_depth = limits.max_depth
+    try:
+        try:
+            while True:
+                ev = loader.get_event()
+                if isinstance(ev, StreamStartEvent):
+                    continue
+                if isinstance(ev, StreamEndEvent):
+                    break
+                if not isinstance(ev, DocumentStartEvent):  # pragma: no cover - parser guarantees
+                    raise _Cut("unexpected YAML event")
+                if len(docs) >= limits.max_documents:
+                    raise _Cut(f"more than {limits.max_documents} YAML documents")
+                anchors.clear()
+                stack: list[_Frame] = []
+                result: Any = None
+                done = False
+                while not done:
+                    ev = loader.get_event()
+                    line = ev.start_mark.line + 1 if ev.start_mark is not None else 0
+                    size = 1
+                    if isinstance(ev, ScalarEvent):
+                        tag = ev.tag
+                        if tag is None or tag == "!":
+                            tag = resolve(scalar_node, ev.value, ev.implicit)
+                        if tag == _STR:
+                            value: Any = ev.value
+                        elif tag == _MERGE:
+                            value = _MERGE_KEY
+                        else:
+                            ctor = constructors.get(tag)
+                            if ctor is None:
+                                raise _Cut(f"line {line}: unsupported YAML tag {tag}")
+                            try:
+                                value = ctor(scalar_node(tag, ev.value))
+                            except (ValueError, yaml.YAMLError):
+                                raise _Cut(f"line {line}: invalid {tag.rsplit(':', 1)[-1]} {ev.value!r}") from None
+                        if ev.anchor:
+                            anchors[ev.anchor] = (value, 1)
+                    elif isinstance(ev, AliasEvent):
+                        if ev.anchor not in anchors:
+                            raise _Cut(f"line {line}: unknown alias *{ev.anchor}")
+                        value, size = anchors[ev.anchor]
+                        alias_nodes += size
+                        if alias_nodes > limits.max_alias_nodes:
+                            raise _Cut(
+                                f"line {line}: aliases expand to more than {limits.max_alias_nodes} nodes (YAML alias bomb?)"
+                            )
+                        if isinstance(value, (dict, list)):
+                            value = _deep_copy(value)
+                    elif isinstance(ev, (MappingStartEvent, SequenceStartEvent)):
+                        if ev.tag not in (None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"):
+                            raise _Cut(f"line {line}: unsupported YAML tag {ev.tag}")
+                        if len(stack) >= max_depth:
+                            raise _Cut(f"line {line}: nesting deeper than {max_depth} levels")
+                        stack.append(_Frame({} if isinstance(ev, MappingStartEvent) else [], ev.anchor, line))
+                        continue
+                    elif isinstance(ev, (MappingEndEvent, SequenceEndEvent)):
+                        fr = stack.pop()
+                        value = fr.obj
+                        size = fr.size
+                        if fr.merges:
+                            merged: dict = {}
+                            for m in fr.merges:
+                                for k, v in m.items():
+                                    merged.setdefault(k, v)
+                            for k, v in merged.items():
+                                value.setdefault(k, v)
+                        if fr.anchor:
+                            anchors[fr.anchor] = (value, size)
+                    elif isinstance(ev, DocumentEndEvent):
+                        docs.append(result)
+                        done = True
+                        continue
+                    else:  # pragma: no cover
+                        raise _Cut(f"line {line}: unexpected YAML event")
+                    # attach value to its parent
+                    if not stack:
+                        result = value
+                        continue
+                    parent = stack[-1]
+                    parent.size += size
+                    pobj = parent.obj
+                    if isinstance(pobj, list):
+                        pobj.append(value)
+                    elif not parent.has_key:
+                        parent.key = value if value is _MERGE_KEY else _hashable_key(value, line)
+                        parent.has_key = True
+                    else:
+                        key = parent.key
+                        parent.has_key = False
+                        if key is _MERGE_KEY:
+                            items = value if isinstance(value, list) else [value]
+                            if not all(isinstance(m, dict) for m in items):
+                                raise _Cut(f"line {line}: a merge key (<<) needs a mapping or a list of mappings")
+                            parent.merges = (parent.merges or []) + items
+                        elif key in pobj:
+                            raise _Cut(f"line {line}: duplicate key {json.dumps(key, default=str)}")
+                        else:
+                            pobj[key] = value
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark or e.context_mark
+            where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+            raise _Cut(f"{where}invalid YAML: {e.problem or e.context}") from None
+        except yaml.YAMLError as e:
+            raise _Cut(f"invalid YAML: {e}") from None
+    except _Cut as e:
+        raise InputError(f"{source}: {e}") from None
+    finally:
+        loader.dispose()
+    return docs
+
+
+class _MergeKey:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<<"
+
+
+_MERGE_KEY = _MergeKey()
+
+
+def _deep_copy(obj: Any) -> Any:
+    # Iterative copy of an aliased collection (already bounded by max_alias_nodes).
+    root: Any = {} if isinstance(obj, dict) else []
+    work = [(obj, root)]
+    while work:
+        src, dst = work.pop()
+        items = src.items() if isinstance(src, dict) else enumerate(src)
+        for k, v in items:
+            if isinstance(v, (dict, list)):
+                nv: Any = {} if isinstance(v, dict) else []
+                work.append((v, nv))
+            else:
+                nv = v
+            if isinstance(dst, dict):
+                dst[k] = nv
+            else:
+                dst.append(nv)
+    return root
+
+
+# --------------------------------------------------------------------------- entry
+
+
+def parse_bytes(data: bytes, source: str, limits: Limits) -> list[Any]:
+    """Parse one input (file or stdin) into its documents (JSON: one value)."""
+    if len(data) > limits.max_bytes:
+        raise InputError(f"{source}: {len(data)} bytes is more than the {limits.max_bytes}-byte limit (see --max-bytes)")
+    if not data.strip():
+        raise InputError(f"{source}: empty input: no Kubernetes objects")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    head = data[:4096].lstrip(b" \t\r\n")
+    if head[:1] in (b"{", b"["):
+        if data.find(b"\x00") != -1:
+            decode_text(data, source)  # raises the binary-data error
+        return [parse_json(data, source, limits)]
+    text = decode_text(data, source)
+    return iter_yaml(text, source, limits)

@@ -1,0 +1,168 @@
+"""`planner explain`: every filter plugin on every node for one pod, as kube-scheduler sees it."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from planner import plugins
+from planner.domain import Pod
+from planner.errors import InputError, UsageError
+from planner.framework import ClusterState
+from planner.load import Limits, build_snapshot, load_snapshot, read_objects, validate_raw
+from planner.output import note, table
+from planner.snapshot import Snapshot
+
+
+def split_name(ref: str, namespace: str | None) -> tuple[str, str]:
+    """NAMESPACE/NAME or NAME (namespace from -n, else default)."""
+    if "/" in ref:
+        ns, _, name = ref.partition("/")
+        if not ns or not name or "/" in name:
+            raise UsageError(f"--pod {ref!r}: expected NAMESPACE/NAME or NAME")
+        if namespace and namespace != ns:
+            raise UsageError(f"--pod {ref!r} names namespace {ns!r} but -n says {namespace!r}")
+        return ns, name
+    if not ref:
+        raise UsageError("--pod: expected NAMESPACE/NAME or NAME")
+    return namespace or "default", ref
+
+
+def _pod_from_file(path: str, namespace: str | None, limits: Limits) -> Pod:
+    raw = read_objects([path], limits)
+    pods = [o for o in raw.objects if o.get("kind") == "Pod"]
+    if len(pods) != 1:
+        raise InputError(f"{path}: --pod-file needs exactly one Pod, found {len(pods)}")
+    raw.objects = pods
+    md = pods[0].setdefault("metadata", {}) if isinstance(pods[0].get("metadata", {}), dict) else None
+    if md is not None and namespace and not md.get("namespace"):
+        md["namespace"] = namespace
+    errors = validate_raw(raw)
+    if errors:
+        raise InputError(*errors)
+    snap = build_snapshot(raw)
+    return next(iter(snap.pods.values()))
+
+
+def explain_pod(
+    paths: Iterable[str],
+    *,
+    pod: str | None,
+    pod_file: str | None,
+    namespace: str | None,
+    limits: Limits,
+) -> dict:
+    snap = load_snapshot(paths, limits, notice=note)
+    notes = list(snap.notes)
+    if pod_file is not None:
+        target = _pod_from_file(pod_file, namespace, limits)
+        if target.key in snap.pods:
+            notes.append(f"pod {target.key} from {pod_file} replaces the pod of that name in the snapshot")
+    else:
+        ns, name = split_name(pod or "", namespace)
+        key = f"{ns}/{name}"
+        if key not in snap.pods:
+            raise InputError(f"pod {key} not found in the input ({len(snap.pods)} pods read)")
+        target = snap.pods[key]
+    return explain(snap, target, notes)
+
+
+def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None) -> dict:
+    """The explanation of ``target`` against ``snap`` (the pod itself is taken out of the cluster)."""
+    notes = list(notes or [])
+    cluster = ClusterState.from_snapshot(snap)
+    existing = snap.pods.get(target.key)
+    if existing is not None and existing.assigned and existing.spec.node_name in cluster.by_name:
+        cluster.remove_pod(existing)
+        notes.append(
+            f"pod {target.key} runs on {existing.spec.node_name}; explained as if it were scheduled again "
+            "(evicted and recreated with the same spec and volumes)"
+        )
+    if target.spec.node_name:
+        target = _unbound(target)
+    ev = plugins.evaluate(target, cluster)
+    nodes = []
+    for res in ev.nodes:
+        ni = cluster.by_name[res.name]
+        nodes.append(
+            {
+                "name": res.name,
+                "zone": ni.node.zone,
+                "feasible": res.feasible,
+                "failures": [{"plugin": st.plugin, "reason": st.message} for st in res.failures],
+            }
+        )
+    return {
+        "pod": target.key,
+        "schedulable": ev.schedulable,
+        "summary": ev.summary(),
+        "feasible_nodes": ev.feasible_nodes,
+        "prefilter": [{"plugin": st.plugin, "reason": st.message} for st in ev.prefilter_failures],
+        "nodes": nodes,
+        "spread": _spread_details(ev, cluster),
+        "volumes": _volume_details(ev),
+        "notes": notes,
+    }
+
+
+def _unbound(p: Pod) -> Pod:
+    from dataclasses import replace
+
+    return replace(p, spec=replace(p.spec, node_name=""), phase="Pending")
+
+
+def _spread_details(ev: plugins.Evaluation, cluster: ClusterState) -> list[dict]:
+    from planner.plugins import podtopologyspread as pts
+
+    state = ev.states.get(pts.NAME)
+    describe = getattr(pts, "describe", None)
+    if state is None or describe is None:
+        return []
+    return describe(state, ev.pod, cluster)
+
+
+def _volume_details(ev: plugins.Evaluation) -> list[dict]:
+    from planner.plugins import volumebinding as vb
+
+    state = ev.states.get(vb.NAME)
+    describe = getattr(vb, "describe", None)
+    if state is None or describe is None:
+        return []
+    return describe(state, ev.pod)
+
+
+# --------------------------------------------------------------------------- table
+
+
+def render_table(r: dict) -> str:
+    out: list[str] = []
+    verdict = "schedulable" if r["schedulable"] else "UNSCHEDULABLE"
+    out.append(f"Pod {r['pod']}: {verdict}")
+    out.append(f"  {r['summary']}")
+    for p in r["prefilter"]:
+        out.append(f"  PreFilter {p['plugin']}: {p['reason']}")
+    out.append("")
+    rows = []
+    for n in r["nodes"]:
+        if n["feasible"]:
+            rows.append([n["name"], n["zone"] or "-", "yes", "", ""])
+            continue
+        for i, f in enumerate(n["failures"]):
+            rows.append([n["name"] if i == 0 else "", (n["zone"] or "-") if i == 0 else "", "no" if i == 0 else "", f["plugin"], f["reason"]])
+    out.append(table(["node", "zone", "fits", "plugin", "reason"], rows, indent="  "))
+    for s in r["spread"]:
+        out.append("")
+        out.append(f"  Topology spread: {s['topology_key']} maxSkew={s['max_skew']} {s['when_unsatisfiable']} selector {s['selector']}")
+        if s.get("min_domains") is not None:
+            out.append(f"    minDomains={s['min_domains']} (eligible domains: {len(s['eligible_domains'])})")
+        out.append(f"    matching pods per domain: " + ", ".join(f"{d}={c}" for d, c in s["counts"].items()))
+        out.append(f"    global minimum: {s['global_min']}")
+        if s.get("skew"):
+            out.append("    skew if placed: " + ", ".join(f"{n}={k}" for n, k in s["skew"].items()))
+    if r["volumes"]:
+        out.append("")
+        out.append("  Volumes:")
+        for v in r["volumes"]:
+            out.append(f"    {v['chain']}")
+    for n in r["notes"]:
+        out.append(f"  note: {n}")
+    return "\n".join(out)

@@ -1,0 +1,53 @@
+"""`planner validate` and `planner render`: the input layer as commands."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+import orjson
+
+from planner.errors import InputError
+from planner.load import Limits, build_snapshot, read_objects, skipped_notice, validate_raw
+from planner.output import note
+
+
+def validate_inputs(paths: Iterable[str], limits: Limits) -> dict:
+    """Every error in the inputs; never raises for invalid content."""
+    try:
+        raw = read_objects(paths, limits)
+    except InputError as e:
+        return {"valid": False, "objects": {}, "errors": e.messages, "notes": [], "skipped": {}}
+    errors = validate_raw(raw)
+    if not raw.objects and not errors:
+        errors = ["no Kubernetes objects of the kinds planner reads"]
+    counts = Counter(o["kind"] for o in raw.objects)
+    notes: list[str] = []
+    if not errors:
+        try:
+            notes = build_snapshot(raw).notes
+        except InputError as e:
+            errors = e.messages
+    n = skipped_notice(raw)
+    if n:
+        note(n)
+    return {
+        "valid": not errors,
+        "objects": dict(sorted(counts.items())),
+        "errors": errors,
+        "notes": notes,
+        "skipped": dict(sorted(raw.skipped.items())),
+    }
+
+
+def render_inputs(paths: Iterable[str], limits: Limits) -> dict:
+    """The inputs (scenarios expanded) as one kubectl-appliable List; validated first."""
+    raw = read_objects(paths, limits)
+    pristine = orjson.loads(orjson.dumps(raw.objects))  # before the API server's defaults
+    errors = validate_raw(raw)
+    if errors:
+        raise InputError(*errors)
+    n = skipped_notice(raw)
+    if n:
+        note(n)
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": pristine}
