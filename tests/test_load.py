@@ -1,0 +1,158 @@
+"""The input layer as a user meets it: every kind of bad input ends with exit 2 and a reason."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from planner.errors import InputError
+from planner.load import Limits, load_snapshot, read_objects
+from planner.load.reader import parse_bytes
+
+NODE = {
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1", "topology.kubernetes.io/zone": "a"}},
+    "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}},
+}
+POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "p1", "namespace": "default", "labels": {"app": "x"}},
+    "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}}]},
+    "status": {"phase": "Pending"},
+}
+
+
+def _bomb() -> bytes:
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    prev = "a"
+    for name in "bcdefghi":
+        lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+        prev = name
+    return ("\n".join(lines) + "\n").encode()
+
+
+BAD_INPUTS = [
+    pytest.param(_bomb(), "alias", id="yaml alias bomb"),
+    pytest.param(b"a: " + b"[" * 60000 + b"]" * 60000, "nesting deeper than 256", id="yaml 60k nesting"),
+    pytest.param(b"a:\n" + b"".join(b" " * i + b"- \n" for i in range(0, 600, 2)), "nesting deeper", id="yaml block nesting"),
+    pytest.param(b"[" * 60000 + b"]" * 60000, "nesting too deep", id="json 60k nesting"),
+    pytest.param(os.urandom(64) + b"\x00" + os.urandom(64), "binary data", id="binary garbage"),
+    pytest.param(b"kind: Pod\nmetadata: {name: \xff\xfe}\n", "not UTF-8", id="non-utf8"),
+    pytest.param(b"", "empty input", id="empty file"),
+    pytest.param(b"  \n\n", "empty input", id="whitespace only"),
+    pytest.param(json.dumps(NODE).encode() + b" trailing", "invalid JSON", id="json trailing garbage"),
+    pytest.param(b'{"kind": "Node", "kind": "Pod"}', 'duplicate key "kind"', id="json duplicate key"),
+    pytest.param(b"kind: Node\nkind: Pod\n", 'line 2: duplicate key "kind"', id="yaml duplicate key"),
+    pytest.param(b"a: [1, 2\nb: 3", "invalid YAML", id="yaml syntax error"),
+    pytest.param(b"- 1\n- 2\n", "must be a mapping", id="not a mapping"),
+    pytest.param(b"apiVersion: v1\nmetadata: {name: x}\n", "kind: Required value", id="kind missing"),
+    pytest.param(b"a: !!python/object/apply:os.system ['true']\n", "unsupported YAML tag", id="python tag"),
+    pytest.param(b'{"kind": "List", "items": 5}', "items", id="List items not a list"),
+    pytest.param(b"kind: Pod\nmetadata: {name: x}\n", "apiVersion: Required value", id="apiVersion missing"),
+]
+
+
+@pytest.mark.parametrize("data,reason", BAD_INPUTS)
+def test_bad_input_exit_2_with_reason(cli, tmp_path, data, reason):
+    f = tmp_path / "input.yaml"
+    f.write_bytes(data)
+    for cmd in (["validate", f], ["render", f], ["explain", f, "--pod", "default/p1"]):
+        r = cli(cmd)
+        assert r.code == 2, (cmd, r)
+        assert reason in (r.out + r.err), (cmd, r.out, r.err)
+        assert "Traceback" not in r.out + r.err
+
+
+def test_max_bytes_flag(cli, tmp_path):
+    f = tmp_path / "n.json"
+    f.write_text(json.dumps(NODE))
+    r = cli(["validate", f, "--max-bytes", "10"])
+    assert r.code == 2 and "byte limit" in r.out
+    assert cli(["validate", f]).code == 0
+
+
+def test_document_count_bound():
+    data = b"".join(b"---\nkind: Foo\n" for _ in range(50))
+    with pytest.raises(InputError, match="more than 10 YAML documents"):
+        parse_bytes(data, "docs", Limits(max_documents=10))
+
+
+def test_kubectl_list_json_and_skipped_kinds(cli, tmp_path):
+    lst = {"apiVersion": "v1", "kind": "List", "items": [NODE, POD, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}}]}
+    f = tmp_path / "snap.json"
+    f.write_text(json.dumps(lst, indent=4))
+    r = cli(["validate", f, "-o", "json"])
+    assert r.code == 0, r
+    data = json.loads(r.out)
+    assert data["valid"] and data["objects"] == {"Node": 1, "Pod": 1}
+    assert data["skipped"] == {"Service": 1}
+    assert "skipped 1 object(s)" in r.err
+
+
+def test_typed_list_items_without_kind(tmp_path):
+    lst = {"apiVersion": "v1", "kind": "PodList", "items": [{k: v for k, v in POD.items() if k != "kind"}]}
+    f = tmp_path / "pods.json"
+    f.write_text(json.dumps(lst))
+    raw = read_objects([str(f)])
+    assert [o["kind"] for o in raw.objects] == ["Pod"]
+
+
+def test_helm_template_output_and_directories(cli, tmp_path):
+    d = tmp_path / "chart" / "templates"
+    d.mkdir(parents=True)
+    (d / "a.yaml").write_text("---\n# Source: chart/templates/a.yaml\n---\n" + json.dumps(NODE) + "\n---\n")
+    (d / "b.yml").write_text("# Source: chart/templates/b.yml\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\nspec:\n  containers:\n  - name: c\n    image: x\n")
+    (d / "notes.txt").write_text("not read")
+    r = cli(["validate", tmp_path / "chart", "-o", "json"])
+    assert r.code == 0, r
+    assert json.loads(r.out)["objects"] == {"Node": 1, "Pod": 1}
+
+
+def test_stdin(cli):
+    r = cli(["validate", "-", "-o", "json"], stdin=json.dumps(NODE).encode())
+    assert r.code == 0, r
+    assert json.loads(r.out)["objects"] == {"Node": 1}
+
+
+def test_missing_file(cli, tmp_path):
+    r = cli(["validate", tmp_path / "nope.yaml"])
+    assert r.code == 2 and "no such file" in r.out
+
+
+def test_effective_requests_and_units(tmp_path):
+    pod = json.loads(json.dumps(POD))
+    pod["spec"]["initContainers"] = [
+        {"name": "init", "image": "x", "resources": {"requests": {"cpu": "2", "memory": "1Gi"}}},
+        {"name": "sidecar", "image": "x", "restartPolicy": "Always", "resources": {"requests": {"cpu": "100m"}}},
+    ]
+    pod["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "500m", "memory": "128Mi"}}
+    pod["spec"]["overhead"] = {"cpu": "10m"}
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, pod]}))
+    snap = load_snapshot([str(f)])
+    req = snap.pods["default/p1"].spec.requests
+    # containers: 500m (request defaulted from limit) + sidecar 100m = 600m; init peak 2000m -> max 2000m; + overhead 10m
+    assert req["cpu"] == 2010
+    assert req["memory"] == 1024**3
+    assert snap.nodes["n1"].allocatable == {"cpu": 4000, "memory": 16 * 1024**3, "pods": 110}
+
+
+def test_real_cluster_oddities_are_notes_not_errors(tmp_path):
+    pod = json.loads(json.dumps(POD))
+    pod["spec"]["nodeName"] = "gone-node"
+    pvc = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "data", "namespace": "default"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}, "volumeName": "pv-missing"},
+        "status": {"phase": "Bound"},
+    }
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, pod, pvc]}))
+    snap = load_snapshot([str(f)])
+    text = "\n".join(snap.notes)
+    assert "pv-missing" in text and "gone-node" in text
