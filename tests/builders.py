@@ -236,3 +236,32 @@ def cluster(
         storage_classes={s.name: s for s in storage_classes},
         namespace_labels=ns_labels,
     )
+
+
+def pod_volumes(
+    name: str,
+    volumes: Iterable[PodVolume],
+    *,
+    namespace: str = "default",
+    uid: str = "",
+    node_name: str = "",
+) -> Pod:
+    """A pending pod whose spec.volumes are exactly ``volumes`` (see claim_volume, ephemeral_volume)."""
+    return Pod(
+        namespace=namespace,
+        name=name,
+        labels={},
+        spec=PodSpec(node_name=node_name, volumes=tuple(volumes)),
+        phase="Running" if node_name else "Pending",
+        uid=uid,
+    )
+
+
+def claim_volume(claim: str, name: str = "") -> PodVolume:
+    """A persistentVolumeClaim pod volume (volume name defaults to vol-<claim>, as pod() does)."""
+    return PodVolume(name=name or f"vol-{claim}", claim_name=claim)
+
+
+def ephemeral_volume(pod_name: str, name: str) -> PodVolume:
+    """A generic ephemeral pod volume: its claim is named <pod>-<volume> (ephemeral.VolumeClaimName)."""
+    return PodVolume(name=name, claim_name=f"{pod_name}-{name}", ephemeral=True)
