@@ -863,11 +863,13 @@ class _Expander:
                     self.err.required(f"{p}.ordinal", "exactly one of ordinal or ordinals")
                     continue
                 ords: list[int] = []
+                ord_paths: list[str] = []
                 if "ordinal" in e:
                     o = self._int(f"{p}.ordinal", e.get("ordinal"), 0, MAX_PODS)
                     if o is None:
                         continue
                     ords = [o]
+                    ord_paths = [f"{p}.ordinal"]
                 else:
                     ol = self._list(f"{p}.ordinals", e.get("ordinals"))
                     if ol is None:
@@ -879,6 +881,7 @@ class _Expander:
                         oi = self._int(f"{p}.ordinals[{j}]", o, 0, MAX_PODS)
                         if oi is not None:
                             ords.append(oi)
+                            ord_paths.append(f"{p}.ordinals[{j}]")
                 n = len(ords)
             else:
                 if "ordinal" in e or "ordinals" in e:
@@ -888,7 +891,7 @@ class _Expander:
                 if c is None:
                     continue
                 n = c
-                ords = []
+                ords, ord_paths = [], []
             total += n
             if total > MAX_PODS:
                 self.err.too_many("pods", total, MAX_PODS)
@@ -911,10 +914,30 @@ class _Expander:
                 if ordinal is not None:
                     key = (w.namespace, w.name, ordinal)
                     if key in ordinals_seen:
-                        self.err.duplicate(f"{p}.ordinal", ordinal)
+                        self.err.duplicate(ord_paths[k], ordinal)
                         continue
                     ordinals_seen[key] = p
                 self.pod_plans.append(_PodPlan(p, w, revision, node, phase, terminating, ordinal))
+        self._check_volume_zones()
+
+    def _check_volume_zones(self) -> None:
+        """A StatefulSet pod on a node runs in the zone of the volumes its claims are bound to."""
+        for plan in self.pod_plans:
+            if plan.ordinal is None or plan.node is None:
+                continue
+            node_zone = self.node_by_name[plan.node].zone
+            w = plan.workload
+            for ct in _claim_templates(w.obj):
+                cname = f"{ct['metadata']['name']}-{w.name}-{plan.ordinal}"
+                found = self.volumes.get((w.namespace, cname))
+                if found is None:
+                    continue
+                vpath, entry = found
+                vzone = entry.get("zone")
+                if vzone is None and entry.get("node") in self.node_by_name:
+                    vzone = self.node_by_name[entry["node"]].zone
+                if vzone is not None and vzone != node_zone:
+                    self.err.invalid(f"{vpath}.zone", vzone, f"the pod that uses claim {cname} runs on {plan.node} in zone {node_zone}")
 
     def _template_of(self, w: _Workload, revision: str) -> dict:
         if revision == "current":
@@ -1182,8 +1205,6 @@ class _Expander:
         zone = entry.get("zone")
         if zone is None and node is not None:
             zone = self.node_by_name[node].zone
-        if pod_node is not None and zone != self.node_by_name[pod_node].zone:
-            self.err.invalid(f"{vpath}.zone", zone, f"the pod that uses claim {cname} runs on {pod_node} in zone {self.node_by_name[pod_node].zone}")
         if entry:
             bound = entry.get("phase", "Bound") == "Bound"
             if bound and zone is None and self.zones:
