@@ -109,6 +109,63 @@ def explain(
     return 0 if result["schedulable"] else 1
 
 
+TimeLimitOpt = Annotated[float, typer.Option("--time-limit", help="Solver time limit in seconds; past it the answer is 'unknown' (exit 2).", min=0.1)]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Solver random seed (runs are deterministic for a seed).")]
+WorkersOpt = Annotated[int, typer.Option("--workers", help="Solver search workers (1 = deterministic single thread).", min=1, max=64)]
+WorkloadOpt = Annotated[list[str], typer.Option("--workload", "-w", help="KIND/NAME (deployment or statefulset); repeatable.", show_default=False)]
+
+
+def _solve_opts(time_limit: float, seed: int, workers: int):
+    from models.solve import SolveOptions
+
+    return SolveOptions(time_limit=time_limit, seed=seed, workers=workers)
+
+
+@app.command()
+def check(
+    paths: Snapshots,
+    workload: WorkloadOpt,
+    replicas: Annotated[Optional[int], typer.Option("--replicas", help="Target replica count (default: spec.replicas).", min=0)] = None,
+    namespace: NamespaceOpt = None,
+    out: OutputOpt = Format.table,
+    time_limit: TimeLimitOpt = 30.0,
+    seed: SeedOpt = 0,
+    workers: WorkersOpt = 1,
+    max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+) -> int:
+    """Prove whether workloads can reach N replicas: a verified placement, or a minimal why-not."""
+    from planner.services.commands import check_command, render_check
+
+    result = check_command(paths, workload, replicas, namespace, _solve_opts(time_limit, seed, workers), _limits(max_bytes))
+    output.emit(result, out.value, render_check)
+    return 0 if result["schedulable"] else 1
+
+
+@app.command()
+def capacity(
+    paths: Snapshots,
+    workload: Annotated[str, typer.Option("--workload", "-w", help="KIND/NAME (deployment or statefulset).", show_default=False)],
+    namespace: NamespaceOpt = None,
+    rng: Annotated[Optional[str], typer.Option("--range", help="Replica counts A..B (default: the HPA's min..max, else 1..2 x replicas).")] = None,
+    zone_failure: Annotated[bool, typer.Option("--zone-failure", help="For each zone lost: do the replicas still fit?")] = False,
+    add_nodes: Annotated[bool, typer.Option("--add-nodes", help="Fewest nodes to add per zone for the first failing count.")] = False,
+    plot: Annotated[Optional[str], typer.Option("--plot", help="Write a PNG of schedulable counts and zone headroom.")] = None,
+    out: OutputOpt = Format.table,
+    time_limit: TimeLimitOpt = 30.0,
+    seed: SeedOpt = 0,
+    workers: WorkersOpt = 1,
+    max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+) -> int:
+    """Which replica counts are schedulable, surviving a zone loss, and nodes to add."""
+    from planner.services.commands import capacity_command, render_capacity
+
+    result = capacity_command(paths, workload, namespace, rng, zone_failure, add_nodes, plot, _solve_opts(time_limit, seed, workers), _limits(max_bytes))
+    output.emit(result, out.value, render_capacity)
+    failing = any(not r["schedulable"] for r in result["replicas"])
+    failing = failing or any(not z["schedulable"] for z in result.get("zone_failure", []))
+    return 1 if failing else 0
+
+
 @app.callback()
 def _root(
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,

@@ -111,23 +111,59 @@ def _unbound(p: Pod) -> Pod:
 
 
 def _spread_details(ev: plugins.Evaluation, cluster: ClusterState) -> list[dict]:
+    """What PodTopologySpread's PreFilter counted, per DoNotSchedule constraint."""
     from planner.plugins import podtopologyspread as pts
 
     state = ev.states.get(pts.NAME)
-    describe = getattr(pts, "describe", None)
-    if state is None or describe is None:
+    if not isinstance(state, pts.PreFilterState):
         return []
-    return describe(state, ev.pod, cluster)
+    out = []
+    for c in state.constraints:
+        skew = {}
+        for ni in cluster.node_infos:
+            k = c.skew_on(ni.node)
+            skew[ni.name] = k
+        out.append(
+            {
+                "topology_key": c.topology_key,
+                "max_skew": c.max_skew,
+                "when_unsatisfiable": c.constraint.when_unsatisfiable,
+                "selector": str(c.selector) if c.selector is not None else "<nothing>",
+                "match_label_keys": list(c.constraint.match_label_keys),
+                "min_domains": c.constraint.min_domains,
+                "node_affinity_policy": c.node_affinity_policy,
+                "node_taints_policy": c.node_taints_policy,
+                "self_match": bool(c.self_match),
+                "counts": dict(sorted(c.counts.items())),
+                "eligible_domains": c.eligible_domains,
+                "global_min": c.global_min,
+                "skew": skew,
+            }
+        )
+    return out
 
 
 def _volume_details(ev: plugins.Evaluation) -> list[dict]:
+    """VolumeBinding's chains: PVC -> PV (or provisioning) -> the topology it allows."""
     from planner.plugins import volumebinding as vb
 
     state = ev.states.get(vb.NAME)
-    describe = getattr(vb, "describe", None)
-    if state is None or describe is None:
+    claims = getattr(state, "claims", None)
+    if not claims:
         return []
-    return describe(state, ev.pod)
+    return [
+        {
+            "volume": c.volume,
+            "claim": c.pvc,
+            "pv": c.pv,
+            "storage_class": c.storage_class,
+            "bound": c.bound,
+            "binding": c.binding,
+            "topology": c.topology,
+            "chain": str(c),
+        }
+        for c in claims
+    ]
 
 
 # --------------------------------------------------------------------------- table

@@ -1,0 +1,133 @@
+"""InterPodAffinity (required terms) between the pods being placed, as CP-SAT constraints.
+
+pkg/scheduler/framework/plugins/interpodaffinity/filtering.go.  What existing pods impose (their
+anti-affinity against the new pods, the new pods' anti-affinity against them) does not change as
+pods are added, so the problem builder turns it into static exclusions.  Here:
+
+* anti-affinity between new pods is order-free (a violation, once made, stays):
+  zone-like domains: pods of a and b never share a domain (a == b: at most one per domain);
+  per-node domains: the nodes used by a and by b in a class are disjoint.
+* affinity: a pod needs a matching pod in its domain placed before it, or (first-pod rule) no
+  matching pod anywhere and a match with itself.  Hence every domain a carrier uses holds an
+  existing matching pod, or a pod of a supporting group, or is the single seed domain of the
+  first-pod rule.  Necessary in unordered mode; exact with prefix sums in ordered mode.
+"""
+
+from __future__ import annotations
+
+from ortools.sat.python import cp_model
+
+from models.placement import Built, at_least_one
+from models.problem import Affinity, AntiAffinity
+
+
+def _values(b: Built, key: str) -> list[str]:
+    return sorted({c.domains[key] for c in b.problem.classes if key in c.domains})
+
+
+def _presence(b: Built, g: int, key: str, value: str) -> cp_model.IntVar:
+    cache_key = ("present", g, key, value)
+    hit = b.aux.get(cache_key)
+    if hit is None:
+        cls = b.problem.classes_in(key, value)
+        expr = sum(b.x[g, c] for c in cls)
+        hit = at_least_one(b, expr, b.problem.groups[g].count, f"present[{g},{key}={value}]")
+        b.aux[cache_key] = hit
+    return hit
+
+
+def _nodes_used(b: Built, g: int, c: int) -> cp_model.IntVar:
+    """u[g, c]: nodes of class c hosting at least one pod of g (pods of g spread over them)."""
+    cache_key = ("used", g, c)
+    hit = b.aux.get(cache_key)
+    if hit is None:
+        m = b.model
+        cls = b.problem.classes[c]
+        cap = max(cls.cap[g], 1)
+        hit = m.NewIntVar(0, cls.size, f"used[{g},{c}]")
+        x = b.x[g, c]
+        m.Add(hit <= x)
+        m.Add(hit * cap >= x)
+        b.aux[cache_key] = hit
+    return hit
+
+
+def add_anti(b: Built, a: AntiAffinity) -> None:
+    m = b.model
+    lit = b.guard("anti", a, f"anti[{a.index}]", a.a)
+    p = b.problem
+    if a.per_node:
+        for c in p.classes:
+            if a.a == a.b:
+                # one pod of the group per node
+                m.Add(b.x[a.a, c.index] <= c.size).OnlyEnforceIf(lit)
+                m.Add(_nodes_used(b, a.a, c.index) == b.x[a.a, c.index]).OnlyEnforceIf(lit)
+            else:
+                m.Add(_nodes_used(b, a.a, c.index) + _nodes_used(b, a.b, c.index) <= c.size).OnlyEnforceIf(lit)
+        return
+    for v in _values(b, a.topology_key):
+        cls = p.classes_in(a.topology_key, v)
+        if a.a == a.b:
+            m.Add(sum(b.x[a.a, c] for c in cls) <= 1).OnlyEnforceIf(lit)
+        else:
+            m.Add(_presence(b, a.a, a.topology_key, v) + _presence(b, a.b, a.topology_key, v) <= 1).OnlyEnforceIf(lit)
+
+
+def add_affinity(b: Built, f: Affinity) -> None:
+    m = b.model
+    lit = b.guard("affinity", f, f"affinity[{f.index}]", f.carrier)
+    p = b.problem
+    seed_allowed = f.self_match and not f.any_existing
+    if p.ordered:
+        _add_affinity_ordered(b, f, lit, seed_allowed)
+        return
+    if f.per_node:
+        seeds = []
+        for c in p.classes:
+            if c.index in f.existing_classes:
+                continue
+            used = _nodes_used(b, f.carrier, c.index)
+            support = [_nodes_used(b, h, c.index) for h in f.supporters]
+            seed = m.NewBoolVar(f"seed[{f.index},{c.index}]") if seed_allowed else None
+            if seed is not None:
+                seeds.append(seed)
+            m.Add(used <= sum(support) + (seed if seed is not None else 0)).OnlyEnforceIf(lit)
+        if seeds:
+            m.Add(sum(seeds) <= 1)
+        return
+    seeds = []
+    for v in _values(b, f.topology_key):
+        if v in f.existing_domains:
+            continue
+        here = _presence(b, f.carrier, f.topology_key, v)
+        support = [_presence(b, h, f.topology_key, v) for h in f.supporters]
+        seed = m.NewBoolVar(f"seed[{f.index},{v}]") if seed_allowed else None
+        if seed is not None:
+            seeds.append(seed)
+        m.Add(here <= sum(support) + (seed if seed is not None else 0)).OnlyEnforceIf(lit)
+    if seeds:
+        m.Add(sum(seeds) <= 1)
+
+
+def _add_affinity_ordered(b: Built, f: Affinity, lit: cp_model.IntVar, seed_allowed: bool) -> None:
+    m = b.model
+    p = b.problem
+    t = f.carrier
+    matching = set(f.supporters) | ({t} if f.self_match else set())
+    before = [g.index for g in p.groups if g.index < t and g.index in matching]
+    first = not before
+    if f.per_node:
+        for c in p.classes:
+            if c.index in f.existing_classes:
+                continue
+            here = b.x[t, c.index]
+            support = sum((_nodes_used(b, h, c.index) for h in before), cp_model.LinearExpr.Sum([]))  # type: ignore[arg-type]
+            m.Add(here <= support + (1 if (seed_allowed and first) else 0)).OnlyEnforceIf(lit)
+        return
+    for v in _values(b, f.topology_key):
+        if v in f.existing_domains:
+            continue
+        cls = p.classes_in(f.topology_key, v)
+        here = sum(b.x[t, c] for c in cls)
+        support = sum((b.x[h, c] for h in before for c in cls), cp_model.LinearExpr.Sum([]))  # type: ignore[arg-type]
+        m.Add(here <= support + (1 if (seed_allowed and first) else 0)).OnlyEnforceIf(lit)

@@ -1,0 +1,77 @@
+"""The core placement variables and the guarded constraint groups (assumption literals).
+
+Follows the OR-Tools sample style: variables live in dicts keyed by tuples, each with a comment
+giving its meaning.  Builders add constraints and never solve (models.solve does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from models.problem import Problem
+
+
+@dataclass
+class Guard:
+    """One assumption literal: a hard constraint group that an infeasibility core can name."""
+
+    kind: str  # place | static | capacity | spread | anti | affinity
+    ref: Any  # the problem object (Group, Exclusion, Spread, ...) or a (group, zone) pair
+    lit: cp_model.IntVar
+    group: int | None = None
+
+
+@dataclass
+class Built:
+    problem: Problem
+    model: cp_model.CpModel
+    # x[g, c]: how many pods of group g are placed on nodes of class c
+    x: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)
+    guards: list[Guard] = field(default_factory=list)
+    # aux[name]: variables the explanations read back (domain counts, minima)
+    aux: dict[Any, Any] = field(default_factory=dict)
+
+    def guard(self, kind: str, ref: Any, name: str, group: int | None = None) -> cp_model.IntVar:
+        lit = self.model.NewBoolVar(name)
+        self.guards.append(Guard(kind, ref, lit, group))
+        return lit
+
+    @property
+    def assumptions(self) -> list[cp_model.IntVar]:
+        return [g.lit for g in self.guards]
+
+
+def build_placement(problem: Problem) -> Built:
+    """x[g, c] with its bounds, each group's 'all pods placed' guard and its static exclusions."""
+    m = cp_model.CpModel()
+    b = Built(problem, m)
+    for g in problem.groups:
+        for c in problem.classes:
+            # x[g, c]: pods of group g on class c; a node takes at most cap pods of g
+            ub = min(g.count, c.size * max(c.cap[g.index], 0)) if c.cap[g.index] > 0 else g.count
+            b.x[g.index, c.index] = m.NewIntVar(0, max(ub, 0), f"x[{g.index},{c.index}]")
+        total = sum(b.x[g.index, c.index] for c in problem.classes)
+        m.Add(total <= g.count)
+        place = b.guard("place", g, f"place[{g.index}]", g.index)
+        m.Add(total == g.count).OnlyEnforceIf(place)
+        for e in g.exclusions:
+            lit = b.guard("static", e, f"static[{g.index},{e.plugin}]", g.index)
+            for ci in e.classes:
+                m.Add(b.x[g.index, ci] == 0).OnlyEnforceIf(lit)
+    return b
+
+
+def domain_sum(b: Built, groups: list[int], classes: list[int]) -> cp_model.LinearExpr:
+    return sum((b.x[g, c] for g in groups for c in classes), cp_model.LinearExpr.Sum([]))  # type: ignore[arg-type]
+
+
+def at_least_one(b: Built, expr: Any, ub: int, name: str) -> cp_model.IntVar:
+    """A boolean equal to (expr >= 1) for a non-negative integer expression bounded by ub."""
+    m = b.model
+    p = m.NewBoolVar(name)
+    m.Add(expr >= 1).OnlyEnforceIf(p)
+    m.Add(expr == 0).OnlyEnforceIf(p.Not())
+    return p

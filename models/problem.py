@@ -1,0 +1,144 @@
+"""The placement problem the CP-SAT models encode: plain data, built by planner.services.problem.
+
+Vocabulary
+----------
+* A *class* is a set of nodes that are identical for this problem: the same answer from every
+  static filter for every group, the same capacity in pods of every group, the same topology
+  domains, the same existing matching pods per node.  Model size follows the number of classes.
+* A *group* is a set of pods to place that are interchangeable: same spec, same labels (but
+  identity labels), same static answers (volume pins included).  In ordered mode (StatefulSet
+  OrderedReady) every pod is its own group and ``Problem.order`` lists them in creation order.
+* A *spread* constraint is one DoNotSchedule topology spread constraint signature shared by the
+  groups that carry it.  Domains are either zone-like (several nodes share a value: the class
+  key includes the value) or per-node (the value is unique per node: hostname).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class NodeClass:
+    index: int
+    nodes: list[str]  # member node names, in snapshot order
+    zone: str  # for messages and per-zone capacity groups ("" if none)
+    domains: dict[str, str]  # topology key -> value, for zone-like keys
+    cap: list[int]  # per group: how many pods of that group one node of the class can still take
+    free: dict[str, int]  # per-node free resources (identical across the class)
+
+    @property
+    def size(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def label(self) -> str:
+        if self.size == 1:
+            return self.nodes[0]
+        return f"{self.nodes[0]} (+{self.size - 1} like it)"
+
+
+@dataclass
+class Exclusion:
+    """Why a group may not use some classes: one static filter's verdict."""
+
+    plugin: str
+    reason: str
+    classes: list[int]
+    objects: list[str] = field(default_factory=list)  # e.g. ["PersistentVolumeClaim default/data-x", "PersistentVolume pv-x"]
+    detail: str = ""  # human summary, e.g. "must run in zone-a (PVC data-search-2 -> PV pv-search-2)"
+
+
+@dataclass
+class Group:
+    index: int
+    pods: list[str]  # pod keys "ns/name"
+    workload: str  # e.g. "statefulset/default/search"
+    labels: dict[str, str]
+    requests: dict[str, int]
+    exclusions: list[Exclusion] = field(default_factory=list)
+    host_ports: bool = False  # two pods of the group can never share a node
+
+    @property
+    def count(self) -> int:
+        return len(self.pods)
+
+    @property
+    def name(self) -> str:
+        return self.pods[0] if len(self.pods) == 1 else f"{self.pods[0]} (+{len(self.pods) - 1})"
+
+
+@dataclass
+class Spread:
+    """One DoNotSchedule constraint signature."""
+
+    index: int
+    topology_key: str
+    max_skew: int
+    min_domains: int
+    selector: str  # for messages
+    namespace: str
+    per_node: bool  # domains are single nodes (hostname-like)
+    carriers: dict[int, int]  # group -> self-match (1 or 0)
+    matchers: list[int]  # groups whose pods the selector counts
+    eligible: list[int]  # classes whose nodes are counted (inclusion policies, all keys present)
+    existing: dict[str, int]  # zone-like: domain -> existing matching pods (eligible nodes only)
+    existing_per_node: dict[int, int]  # per-node: class -> existing matching pods on each node
+    domains: list[str]  # zone-like: eligible domain values (sorted)
+    eligible_nodes: int  # number of eligible nodes (per-node domain count)
+    source: str  # e.g. "statefulset/default/search topologySpreadConstraints[0]"
+
+    @property
+    def forced_zero_min(self) -> bool:
+        """minDomains: fewer eligible domains than minDomains makes the global minimum 0."""
+        n = self.eligible_nodes if self.per_node else len(self.domains)
+        return n < self.min_domains
+
+
+@dataclass
+class AntiAffinity:
+    """Required anti-affinity between new pods: pods of ``a`` and ``b`` never share a domain
+    (a == b: at most one pod of the group per domain)."""
+
+    index: int
+    topology_key: str
+    per_node: bool
+    a: int
+    b: int
+    source: str
+
+
+@dataclass
+class Affinity:
+    """Required affinity term of group ``carrier``: each of its pods needs a matching pod in its
+    domain, placed before it (existing, or a new pod of a ``supporters`` group), or is the very
+    first matching pod of the cluster when none exists (the first-pod rule, if it self-matches)."""
+
+    index: int
+    topology_key: str
+    per_node: bool
+    carrier: int
+    supporters: list[int]  # other groups whose pods match the term
+    self_match: bool
+    existing_domains: list[str]  # zone-like: domains with an existing matching pod
+    existing_classes: list[int]  # per-node: classes whose nodes each hold a matching pod
+    any_existing: bool  # some pod in the cluster matches (the first-pod rule is off)
+    source: str
+
+
+@dataclass
+class Problem:
+    classes: list[NodeClass]
+    groups: list[Group]
+    spreads: list[Spread] = field(default_factory=list)
+    anti: list[AntiAffinity] = field(default_factory=list)
+    affinity: list[Affinity] = field(default_factory=list)
+    ordered: bool = False  # groups are single pods placed in index order
+    exact_packing: bool = True  # classes are exact for packing (single request vector or singleton classes)
+    notes: list[str] = field(default_factory=list)
+
+    def domain_of(self, cls: NodeClass, key: str) -> str | None:
+        return cls.domains.get(key)
+
+    def classes_in(self, key: str, value: str) -> list[int]:
+        return [c.index for c in self.classes if c.domains.get(key) == value]

@@ -1,0 +1,91 @@
+"""The one place a model is solved: time limit, seed and workers are set here.
+
+Determinism: a fixed random seed and, by default, one search worker (CP-SAT's parallel portfolio
+is not deterministic across runs).  ``workers > 1`` uses interleaved search, which is.
+A time-out is reported as ``unknown``, never as an answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from models.placement import Built, Guard
+
+DEFAULT_TIME_LIMIT = 30.0
+DEFAULT_SEED = 0
+DEFAULT_WORKERS = 1
+
+
+@dataclass
+class SolveOptions:
+    time_limit: float = DEFAULT_TIME_LIMIT
+    seed: int = DEFAULT_SEED
+    workers: int = DEFAULT_WORKERS
+
+
+@dataclass
+class SolveResult:
+    status: str  # feasible | infeasible | unknown
+    x: dict[tuple[int, int], int] = field(default_factory=dict)  # x[g, c] in the solution
+    core: list[Guard] = field(default_factory=list)  # guards in the infeasibility core
+    wall_time: float = 0.0
+    reason: str = ""  # for unknown
+    values: dict[Any, int] = field(default_factory=dict)  # aux variables read back
+
+
+def _solver(opts: SolveOptions) -> cp_model.CpSolver:
+    s = cp_model.CpSolver()
+    p = s.parameters
+    p.max_time_in_seconds = opts.time_limit
+    p.random_seed = opts.seed
+    p.num_workers = max(1, opts.workers)
+    if opts.workers > 1:
+        p.interleave_search = True
+    p.log_search_progress = False
+    return s
+
+
+def solve(built: Built, opts: SolveOptions | None = None, enabled: list[Guard] | None = None) -> SolveResult:
+    """Solve with the given guards assumed true (default: all); the others are left free."""
+    opts = opts or SolveOptions()
+    model = built.model
+    guards = built.guards if enabled is None else enabled
+    model.ClearAssumptions()
+    model.AddAssumptions([g.lit for g in guards])
+    solver = _solver(opts)
+    status = solver.Solve(model)
+    res = SolveResult(status="unknown", wall_time=solver.WallTime())
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        res.status = "feasible"
+        res.x = {k: int(solver.Value(v)) for k, v in built.x.items()}
+        for k, v in built.aux.items():
+            if isinstance(v, cp_model.IntVar):
+                res.values[k] = int(solver.Value(v))
+    elif status == cp_model.INFEASIBLE:
+        res.status = "infeasible"
+        core_idx = set(solver.SufficientAssumptionsForInfeasibility())
+        res.core = [g for g in guards if g.lit.Index() in core_idx]
+    else:
+        res.reason = f"the solver reached its {opts.time_limit:g} s time limit without an answer"
+    return res
+
+
+def minimise_core(built: Built, core: list[Guard], opts: SolveOptions | None = None) -> list[Guard]:
+    """Deletion-based minimisation: drop each guard whose removal keeps the rest infeasible."""
+    opts = opts or SolveOptions()
+    current = list(core)
+    i = 0
+    while i < len(current):
+        trial = current[:i] + current[i + 1:]
+        r = solve(built, opts, enabled=trial)
+        if r.status == "infeasible":
+            # keep the (possibly smaller) core the solver returned for the trial
+            keep = {g.lit.Index() for g in r.core} if r.core else {g.lit.Index() for g in trial}
+            current = [g for g in trial if g.lit.Index() in keep]
+            i = 0 if len(current) < len(trial) else i
+        else:
+            i += 1
+    return current

@@ -1,0 +1,105 @@
+"""Placing a pod for real: the scheduler's bind plus what the volume controllers then do.
+
+When a pod with unbound WaitForFirstConsumer claims is scheduled, VolumeBinding's PreBind binds
+each claim to the static PV FindPodVolumes chose, or the external provisioner creates a PV in the
+node's topology (pkg/scheduler/framework/plugins/volumebinding/binder.go BindPodVolumes; the CSI
+provisioner's topology is the node's zone, else the node itself).  Claims of an Immediate class
+are provisioned before scheduling; planner lets them follow the pod the same way and says so in
+docs/semantics.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from planner.domain import (
+    LABEL_HOSTNAME,
+    LABEL_ZONE,
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+)
+from planner.framework import ClusterState
+
+
+def provisioned_pv(pvc: PersistentVolumeClaim, node: Node, cluster: ClusterState) -> PersistentVolume:
+    sc = cluster.storage_classes.get(pvc.storage_class) if pvc.storage_class is not None else cluster.default_storage_class()
+    keys: list[str] = []
+    if sc is not None and sc.allowed_topologies:
+        keys = sorted({k for t in sc.allowed_topologies for k, _ in t.requirements})
+    if not keys:
+        keys = [LABEL_ZONE] if LABEL_ZONE in node.labels else [LABEL_HOSTNAME]
+    reqs = tuple(NodeSelectorRequirement(k, "In", (node.labels[k],)) for k in keys if k in node.labels)
+    affinity = NodeSelector((NodeSelectorTerm(reqs),)) if reqs else None
+    return PersistentVolume(
+        name=f"pvc-{pvc.namespace}-{pvc.name}",
+        capacity=pvc.request,
+        storage_class=sc.name if sc is not None else (pvc.storage_class or ""),
+        access_modes=pvc.access_modes,
+        node_affinity=affinity,
+        claim_ref=(pvc.namespace, pvc.name),
+        phase="Bound",
+        reclaim_policy=sc.reclaim_policy if sc is not None else "Delete",
+        volume_mode=pvc.volume_mode,
+    )
+
+
+def bind_pod(cluster: ClusterState, pod: Pod, node_name: str) -> Pod:
+    """Assign ``pod`` to ``node_name`` in ``cluster`` and bind its unbound claims; returns the bound pod."""
+    from planner.plugins import volumebinding as vb
+
+    node_info = cluster.by_name[node_name]
+    node = node_info.node
+    state, status = vb.pre_filter(pod, cluster)
+    chosen: dict[str, PersistentVolume] = {}
+    provision: set[str] = set()
+    if status is None and isinstance(state, vb.VolumeBindingState) and not state.trivial:
+        volumes, _ = vb.find_pod_volumes(state, node)
+        for pvc, pv in volumes.static_bindings:
+            chosen[pvc.key] = pv
+        provision = {pvc.key for pvc in volumes.dynamic_provisions}
+    for vol in pod.spec.volumes:
+        key = f"{pod.namespace}/{vol.claim_name}"
+        pvc = cluster.pvcs.get(key)
+        if pvc is None or (pvc.volume_name and pvc.volume_name in cluster.pvs):
+            continue
+        if key in chosen:
+            pv = chosen[key]
+        elif key in provision or not pvc.volume_name:
+            pv = provisioned_pv(pvc, node, cluster)
+        else:
+            continue
+        cluster.pvs[pv.name] = replace(pv, claim_ref=(pvc.namespace, pvc.name), phase="Bound")
+        cluster.pvcs[key] = replace(
+            pvc,
+            volume_name=pv.name,
+            phase="Bound",
+            annotations={**pvc.annotations, "pv.kubernetes.io/bind-completed": "yes"},
+        )
+    bound = replace(pod, spec=replace(pod.spec, node_name=node_name), phase="Running")
+    node_info.add_pod(bound)
+    return bound
+
+
+def fits_node(pod: Pod, cluster: ClusterState, node_name: str) -> list:
+    """Every filter plugin for one pod on one node: the failing statuses (empty = fits)."""
+    from planner.plugins import filter_plugins
+    from planner.framework import SKIP
+
+    ni = cluster.by_name[node_name]
+    fails = []
+    for mod in filter_plugins():
+        state, status = mod.pre_filter(pod, cluster)
+        if status is not None:
+            fails.append(status)
+            continue
+        if state is SKIP:
+            continue
+        st = mod.filter(state, pod, ni)
+        if st is not None:
+            fails.append(st)
+    return fails

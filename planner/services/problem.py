@@ -1,0 +1,402 @@
+"""From a snapshot and workload plans to a models.problem.Problem (node classes, pod groups).
+
+The static part of every filter is evaluated here with the plugins themselves, once per pod
+signature and node: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
+VolumeBinding, VolumeZone, InterPodAffinity against existing pods (the anti-affinity parts: they
+only get stricter as pods are added), and PodTopologySpread's missing-label rule.  What changes as
+new pods land (capacity, skew, anti-affinity and affinity among the new pods) goes to the CP-SAT
+model.  Nodes that answer alike for every group become one class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from models.problem import Affinity, AntiAffinity, Exclusion, Group, NodeClass, Problem, Spread
+from planner.domain import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    LABEL_CONTROLLER_REVISION_HASH,
+    LABEL_POD_INDEX,
+    LABEL_STATEFULSET_POD_NAME,
+    LABEL_ZONE,
+    MEMORY,
+    PODS,
+    Pod,
+)
+from planner.framework import SKIP, ClusterState, NodeInfo
+from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
+from planner.plugins import interpodaffinity as ipa
+from planner.plugins import podtopologyspread as pts
+from planner.plugins import (
+    nodeaffinity,
+    nodename,
+    nodeports,
+    noderesourcesfit,
+    nodeunschedulable,
+    tainttoleration,
+    volumebinding,
+    volumezone,
+)
+from planner.services.workloads import Plan
+
+STATIC_PLUGINS = (nodeunschedulable, nodename, tainttoleration, nodeaffinity, nodeports, volumebinding, volumezone)
+IDENTITY_LABELS = (LABEL_STATEFULSET_POD_NAME, LABEL_POD_INDEX)
+
+
+@dataclass
+class Context:
+    """What the service needs beside the Problem to turn a solution back into pods and nodes."""
+
+    cluster: ClusterState
+    pods: dict[str, Pod]  # new pods by key
+    plan_of: dict[str, int]  # pod key -> plan index
+    ordered_plans: list[list[str]]  # per ordered plan: its pods in creation order
+    group_pods: list[list[Pod]] = field(default_factory=list)
+    node_class: dict[str, int] = field(default_factory=dict)
+
+
+def _signature(p: Pod, plan_index: int) -> tuple:
+    labels = tuple(sorted((k, v) for k, v in p.labels.items() if k not in IDENTITY_LABELS))
+    return (plan_index, labels, tuple(sorted(p.spec.requests.items())), id(p.spec.affinity), p.spec.topology_spread_constraints, p.spec.tolerations, tuple(sorted(p.spec.node_selector.items())), p.spec.host_ports)
+
+
+def _static_failures(pod: Pod, cluster: ClusterState) -> list[list[tuple[str, str]]]:
+    """Per node (in cluster order): every static plugin that rejects the pod, with its reason."""
+    n = len(cluster.node_infos)
+    out: list[list[tuple[str, str]]] = [[] for _ in range(n)]
+    for mod in STATIC_PLUGINS:
+        state, status = mod.pre_filter(pod, cluster)
+        if status is not None:
+            for row in out:
+                row.append((mod.NAME, status.message))
+            continue
+        if state is SKIP:
+            continue
+        flt = mod.filter
+        for i, ni in enumerate(cluster.node_infos):
+            st = flt(state, pod, ni)
+            if st is not None:
+                out[i].append((mod.NAME, st.message))
+    # InterPodAffinity against existing pods: anti-affinity both ways (affinity is the model's)
+    aff = pod.spec.affinity
+    if aff is not None:
+        anti_only = replace(pod, spec=replace(pod.spec, affinity=replace(aff, pod_affinity_required=())))
+    else:
+        anti_only = pod
+    state, status = ipa.pre_filter(anti_only, cluster)
+    if status is None and state is not SKIP:
+        for i, ni in enumerate(cluster.node_infos):
+            st = ipa.filter(state, anti_only, ni)
+            if st is not None:
+                out[i].append((ipa.NAME, st.message))
+    # nodes without a required affinity term's topology key never satisfy it
+    if aff is not None and aff.pod_affinity_required:
+        keys = {t.topology_key for t in aff.pod_affinity_required}
+        for i, ni in enumerate(cluster.node_infos):
+            if any(k not in ni.node.labels for k in keys):
+                out[i].append((ipa.NAME, ipa.ERR_REASON_AFFINITY_RULES_NOT_MATCH))
+    # PodTopologySpread: a node missing a DoNotSchedule constraint's key is rejected outright
+    keys = [c.topology_key for c in pod.spec.topology_spread_constraints if c.when_unsatisfiable == pts.DO_NOT_SCHEDULE]
+    if keys:
+        for i, ni in enumerate(cluster.node_infos):
+            if any(k not in ni.node.labels for k in keys):
+                out[i].append((pts.NAME, pts.ERR_REASON_NODE_LABEL_NOT_MATCH))
+    return out
+
+
+def _capacity(pod: Pod, ni: NodeInfo, limit: int) -> int:
+    """How many more pods like ``pod`` fit on the node (NodeResourcesFit, repeated)."""
+    state, _ = noderesourcesfit.pre_filter(pod, None)  # type: ignore[arg-type]
+    if noderesourcesfit.filter(state, pod, ni) is not None:
+        return 0
+    alloc = ni.node.allocatable
+    used = ni.requested
+    k = alloc.get(PODS, 0) - len(ni.pods)
+    for name, q in pod.spec.requests.items():
+        if q <= 0:
+            continue
+        if name in (CPU, MEMORY, EPHEMERAL_STORAGE) or noderesourcesfit.is_scalar_resource_name(name):
+            k = min(k, (alloc.get(name, 0) - used.get(name, 0)) // q)
+    return max(0, min(k, limit))
+
+
+def _per_node_keys(cluster: ClusterState, keys: set[str]) -> set[str]:
+    """Topology keys whose values are unique per node (hostname-like domains)."""
+    out = set()
+    for k in keys:
+        vals = [ni.node.labels[k] for ni in cluster.node_infos if k in ni.node.labels]
+        if vals and len(set(vals)) == len(vals):
+            out.add(k)
+    return out
+
+
+def _claim_detail(pod: Pod, cluster: ClusterState) -> tuple[list[str], str]:
+    state, _ = volumebinding.pre_filter(pod, cluster)
+    chains = getattr(state, "claims", None) or []
+    objects = []
+    parts = []
+    for c in chains:
+        objects.append(f"PersistentVolumeClaim {c.pvc}")
+        if c.pv:
+            objects.append(f"PersistentVolume {c.pv}")
+        parts.append(str(c))
+    return objects, "; ".join(parts)
+
+
+def build_problem(cluster: ClusterState, plans: list[Plan]) -> tuple[Problem, Context]:
+    new_pods: list[tuple[int, Pod]] = [(i, p) for i, plan in enumerate(plans) for p in plan.new]
+    plans_with_new = [i for i, plan in enumerate(plans) if plan.new]
+    ordered_mode = len(plans_with_new) == 1 and plans[plans_with_new[0]].ordered
+    ctx = Context(
+        cluster=cluster,
+        pods={p.key: p for _, p in new_pods},
+        plan_of={p.key: i for i, p in new_pods},
+        ordered_plans=[[p.key for p in plan.new] for plan in plans if plan.ordered and plan.new],
+    )
+    nodes = cluster.node_infos
+    notes: list[str] = []
+
+    # 1. static verdicts per pod signature, then per pod for volumes (pins differ per pod)
+    by_sig: dict[tuple, list[list[tuple[str, str]]]] = {}
+    verdicts: list[tuple] = []
+    details: dict[str, tuple[list[str], str]] = {}
+    for i, p in new_pods:
+        if p.spec.volumes:
+            v = _static_failures(p, cluster)
+            details[p.key] = _claim_detail(p, cluster)
+        else:
+            sig = _signature(p, i)
+            v = by_sig.get(sig)
+            if v is None:
+                v = by_sig[sig] = _static_failures(p, cluster)
+        verdicts.append(tuple(tuple(row) for row in v))
+
+    # 2. groups: interchangeable pods (same signature and same static verdicts)
+    group_key: dict[tuple, int] = {}
+    groups: list[Group] = []
+    group_pods: list[list[Pod]] = []
+    group_verdicts: list[tuple] = []
+    for (i, p), v in zip(new_pods, verdicts):
+        key = (len(groups),) if ordered_mode else (_signature(p, i), v)
+        gi = group_key.get(key)
+        if gi is None:
+            gi = group_key[key] = len(groups)
+            groups.append(
+                Group(
+                    index=gi,
+                    pods=[],
+                    workload=str(plans[i].ref),
+                    labels=dict(p.labels),
+                    requests=dict(p.spec.requests),
+                    host_ports=bool(p.spec.host_ports),
+                )
+            )
+            group_pods.append([])
+            group_verdicts.append(v)
+        groups[gi].pods.append(p.key)
+        group_pods[gi].append(p)
+    ctx.group_pods = group_pods
+    reps = [gp[0] for gp in group_pods]
+
+    # 3. constraints' shapes: topology keys, per-node or zone-like
+    spread_states = []
+    for g, rep in enumerate(reps):
+        st, _ = pts.pre_filter(rep, cluster)
+        spread_states.append(st if isinstance(st, pts.PreFilterState) else None)
+    topo_keys: set[str] = set()
+    for st in spread_states:
+        if st is not None:
+            topo_keys |= {c.topology_key for c in st.constraints}
+    for rep in reps:
+        aff = rep.spec.affinity
+        if aff is not None:
+            topo_keys |= {t.topology_key for t in aff.pod_affinity_required + aff.pod_anti_affinity_required}
+    per_node = _per_node_keys(cluster, topo_keys)
+    zone_keys = sorted((topo_keys - per_node) | {LABEL_ZONE})
+
+    # 4. per-node facts that must be uniform within a class
+    caps = [[_capacity(rep, ni, groups[g].count) for ni in nodes] for g, rep in enumerate(reps)]
+    multi_vector = len({tuple(sorted(g.requests.items())) for g in groups}) > 1
+    spread_sigs: list[tuple[int, pts.ConstraintState]] = []
+    for g, st in enumerate(spread_states):
+        if st is not None:
+            for c in st.constraints:
+                spread_sigs.append((g, c))
+    per_node_counts = []
+    eligibility = []
+    for g, c in spread_sigs:
+        rep = reps[g]
+        keys = [cc.topology_key for cc in spread_states[g].constraints]  # type: ignore[union-attr]
+        elig = []
+        for ni in nodes:
+            ok = all(k in ni.node.labels for k in keys)
+            if ok and c.node_affinity_policy == pts.HONOR:
+                ok = pod_matches_node_selector_and_affinity(rep.spec, ni.node)
+            if ok and c.node_taints_policy == pts.HONOR:
+                ok = find_untolerated_taint(ni.node.taints, rep.spec.tolerations) is None
+            elig.append(ok)
+        eligibility.append(elig)
+        if c.topology_key in per_node:
+            per_node_counts.append([c.counts.get(ni.node.labels.get(c.topology_key, ""), 0) if elig[j] else 0 for j, ni in enumerate(nodes)])
+        else:
+            per_node_counts.append(None)
+    affinity_specs = []  # (group, AffinityTerm, existing-per-node flags or None)
+    for g, rep in enumerate(reps):
+        aff = rep.spec.affinity
+        if aff is None:
+            continue
+        for raw in aff.pod_affinity_required:
+            term = ipa.AffinityTerm.of(rep, raw)
+            flags = []
+            for ni in nodes:
+                flags.append(any(term.matches(ep, cluster.namespace_labels_of(ep.namespace)) for ep in ni.pods))
+            affinity_specs.append((g, term, flags))
+
+    node_keys = []
+    for j, ni in enumerate(nodes):
+        labels = ni.node.labels
+        key = (
+            tuple(gv[j] for gv in group_verdicts),
+            tuple(cp[j] for cp in caps),
+            tuple(labels.get(k) for k in zone_keys),
+            tuple(pc[j] if pc is not None else None for pc in per_node_counts),
+            tuple(el[j] for el in eligibility),
+            tuple(tuple(labels.get(k) is not None for k in sorted(per_node))),
+            tuple(f[j] for _, _, f in affinity_specs),
+            ni.name if multi_vector else None,
+        )
+        node_keys.append(key)
+    class_of_key: dict[tuple, int] = {}
+    classes: list[NodeClass] = []
+    class_rep: list[int] = []
+    for j, key in enumerate(node_keys):
+        ci = class_of_key.get(key)
+        ni = nodes[j]
+        if ci is None:
+            ci = class_of_key[key] = len(classes)
+            free = {r: ni.node.allocatable.get(r, 0) - ni.requested.get(r, 0) for r in {r for g in groups for r in g.requests}}
+            free[PODS] = ni.node.allocatable.get(PODS, 0) - len(ni.pods)
+            classes.append(
+                NodeClass(
+                    index=ci,
+                    nodes=[],
+                    zone=ni.node.labels.get(LABEL_ZONE, ""),
+                    domains={k: ni.node.labels[k] for k in zone_keys if k in ni.node.labels},
+                    cap=[caps[g][j] for g in range(len(groups))],
+                    free=free,
+                )
+            )
+            class_rep.append(j)
+        classes[ci].nodes.append(ni.name)
+        ctx.node_class[ni.name] = ci
+
+    # 5. static exclusions per group and plugin
+    for g, gv in enumerate(group_verdicts):
+        by_plugin: dict[str, tuple[str, list[int]]] = {}
+        for ci, j in enumerate(class_rep):
+            for plugin, reason in gv[j]:
+                r, cls = by_plugin.setdefault(plugin, (reason, []))
+                cls.append(ci)
+        for plugin, (reason, cls) in by_plugin.items():
+            objects, detail = ([], "")
+            if plugin in (volumebinding.NAME, volumezone.NAME):
+                objects, detail = details.get(groups[g].pods[0], ([], ""))
+            groups[g].exclusions.append(Exclusion(plugin, reason, cls, objects, detail))
+
+    # 6. spread signatures shared by groups
+    problem = Problem(classes=classes, groups=groups, ordered=ordered_mode, exact_packing=True, notes=notes)
+    sig_index: dict[tuple, Spread] = {}
+    for (g, c), pnc, elig in zip(spread_sigs, per_node_counts, eligibility):
+        rep = reps[g]
+        elig_classes = sorted({ctx.node_class[nodes[j].name] for j in range(len(nodes)) if elig[j]})
+        key = (rep.namespace, c.topology_key, str(c.selector), c.max_skew, c.min_domains, tuple(elig_classes), c.self_match) if not ordered_mode else (g, id(c))
+        s = sig_index.get(key)
+        if s is None:
+            is_per_node = c.topology_key in per_node
+            existing_per_node = {}
+            if is_per_node and pnc is not None:
+                for j, n in enumerate(pnc):
+                    existing_per_node[ctx.node_class[nodes[j].name]] = n
+            s = Spread(
+                index=len(problem.spreads),
+                topology_key=c.topology_key,
+                max_skew=c.max_skew,
+                min_domains=c.min_domains,
+                selector=str(c.selector) if c.selector is not None else "<nothing>",
+                namespace=rep.namespace,
+                per_node=is_per_node,
+                carriers={},
+                matchers=[],
+                eligible=elig_classes,
+                existing={} if is_per_node else dict(c.counts),
+                existing_per_node=existing_per_node,
+                domains=[] if is_per_node else sorted(c.counts),
+                eligible_nodes=sum(1 for e in elig if e),
+                source=f"{groups[g].workload} topologySpreadConstraints ({c.topology_key})",
+            )
+            sig_index[key] = s
+            problem.spreads.append(s)
+            sel = c.selector
+            for h, hrep in enumerate(reps):
+                if hrep.namespace == rep.namespace and sel is not None and not sel.empty and sel.matches(hrep.labels):
+                    s.matchers.append(h)
+        s.carriers[g] = c.self_match
+
+    # 7. anti-affinity and affinity among the new pods
+    ns_labels = {ns: cluster.namespace_labels_of(ns) for ns in {r.namespace for r in reps}}
+    seen_anti: set[tuple] = set()
+    for g, rep in enumerate(reps):
+        aff = rep.spec.affinity
+        if aff is None:
+            continue
+        for raw in aff.pod_anti_affinity_required:
+            term = ipa.AffinityTerm.of(rep, raw)
+            for h, hrep in enumerate(reps):
+                if not term.matches(hrep, ns_labels[hrep.namespace]):
+                    continue
+                a, b2 = (g, h) if g <= h else (h, g)
+                key = (a, b2, term.topology_key)
+                if key in seen_anti:
+                    continue
+                seen_anti.add(key)
+                problem.anti.append(
+                    AntiAffinity(
+                        index=len(problem.anti),
+                        topology_key=term.topology_key,
+                        per_node=term.topology_key in per_node,
+                        a=a,
+                        b=b2,
+                        source=f"{groups[g].workload} podAntiAffinity ({term.topology_key})",
+                    )
+                )
+    for g, term, flags in affinity_specs:
+        rep = reps[g]
+        supporters = [h for h, hrep in enumerate(reps) if h != g and term.matches(hrep, ns_labels[hrep.namespace])]
+        self_match = term.matches(rep, ns_labels[rep.namespace])
+        existing_domains = sorted(
+            {nodes[j].node.labels[term.topology_key] for j, f in enumerate(flags) if f and term.topology_key in nodes[j].node.labels}
+        )
+        existing_classes = sorted({ctx.node_class[nodes[j].name] for j, f in enumerate(flags) if f})
+        problem.affinity.append(
+            Affinity(
+                index=len(problem.affinity),
+                topology_key=term.topology_key,
+                per_node=term.topology_key in per_node,
+                carrier=g,
+                supporters=supporters,
+                self_match=self_match,
+                existing_domains=existing_domains,
+                existing_classes=existing_classes,
+                any_existing=bool(existing_domains),
+                source=f"{groups[g].workload} podAffinity ({term.topology_key})",
+            )
+        )
+    if len(plans_with_new) > 1 and any(plans[i].ordered for i in plans_with_new):
+        notes.append("several workloads with OrderedReady: the model checks without order; the witness keeps each workload's order")
+    return problem, ctx
+
+
+def describe_classes(problem: Problem) -> list[dict[str, Any]]:
+    return [{"class": c.index, "nodes": c.nodes, "zone": c.zone, "cap": c.cap} for c in problem.classes]
