@@ -15,11 +15,15 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	@echo "== planner explain: seed 001, the StatefulSet pod stuck Pending after an HPA scale-up"
-	-$(BIN)/planner explain scenarios/seed-001-hpa-parallel.yaml --pod default/search-2
+	@echo "== seed 001: why is search-2 Pending?"
+	@$(BIN)/planner explain scenarios/seed-001-hpa-parallel.yaml --pod default/search-2; test $$? -le 1  # exit 1 means 'no', which is the point of the demo
 	@echo
-	@echo "== planner validate: every bundled scenario"
-	$(BIN)/planner validate scenarios/
+	@echo "== can the StatefulSet run 3 replicas? 4?"
+	@$(BIN)/planner check scenarios/seed-001-hpa-parallel.yaml --workload statefulset/search --replicas 3; test $$? -le 1  # exit 1 means 'no', which is the point of the demo
+	@$(BIN)/planner check scenarios/seed-001-hpa-parallel.yaml --workload statefulset/search --replicas 4; test $$? -le 1  # exit 1 means 'no', which is the point of the demo
+	@echo
+	@echo "== which counts of the HPA range work?"
+	@$(BIN)/planner capacity scenarios/seed-001-hpa-parallel.yaml --workload statefulset/search; test $$? -le 1  # exit 1 means 'no', which is the point of the demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -1,0 +1,149 @@
+"""Scenarios are tests: every expectation in every scenario's `expect:` block is checked here.
+
+Entries marked `pending: "issue N"` belong to commands a later issue implements; they are not
+collected (test_pending_entries_name_open_work lists them so they cannot be forgotten).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from planner.load import load_snapshot
+from planner.services.workloads import parse_workload
+
+from .conftest import SCENARIOS, run_cli
+
+FILES = sorted(SCENARIOS.glob("*.yaml"))
+IMPLEMENTED = {"validate", "explain", "check", "capacity"}
+
+
+def _expect(path: Path) -> dict:
+    doc = yaml.safe_load(path.read_text())
+    return doc.get("expect") or {}
+
+
+def _cases():
+    for f in FILES:
+        exp = _expect(f)
+        for section, entries in exp.items():
+            if section == "validate":
+                yield pytest.param(f, section, entries, id=f"{f.stem}-validate")
+                continue
+            for i, e in enumerate(entries or []):
+                if isinstance(e, dict) and e.get("pending"):
+                    continue
+                yield pytest.param(f, section, e, id=f"{f.stem}-{section}-{i}")
+
+
+@lru_cache(maxsize=None)
+def _snapshot(path: Path):
+    return load_snapshot([str(path)])
+
+
+def test_every_scenario_has_expectations():
+    assert FILES, "no scenarios bundled"
+    for f in FILES:
+        exp = _expect(f)
+        assert exp.get("validate"), f"{f.name}: no expect.validate"
+
+
+def test_pending_entries_name_open_work():
+    """Pending entries must name the issue that implements them, and only unimplemented commands."""
+    for f in FILES:
+        for section, entries in _expect(f).items():
+            if section == "validate":
+                continue
+            for e in entries or []:
+                if isinstance(e, dict) and e.get("pending"):
+                    assert str(e["pending"]).startswith("issue "), (f.name, e)
+                    assert section not in IMPLEMENTED, f"{f.name}: {section} is implemented; drop pending from {e}"
+
+
+@pytest.mark.parametrize("path,section,entry", list(_cases()))
+def test_scenario(path: Path, section: str, entry, tmp_path):
+    assert section in IMPLEMENTED, f"{path.name}: expectation for {section} without pending marker"
+    if section == "validate":
+        r = run_cli(["validate", path, "-o", "json"])
+        data = json.loads(r.out)
+        assert data["valid"] == entry["valid"], data["errors"]
+        if "errors" in entry:
+            assert data["errors"] == entry["errors"]
+        assert r.code == (0 if entry["valid"] else 2)
+        return
+    if section == "explain":
+        _check_explain(path, entry, tmp_path)
+    elif section == "check":
+        _check_check(path, entry)
+    elif section == "capacity":
+        _check_capacity(path, entry)
+
+
+def _check_explain(path: Path, entry: dict, tmp_path: Path) -> None:
+    args = ["explain", path, "-o", "json"]
+    if "pod_file" in entry:
+        pf = tmp_path / "pod.yaml"
+        pf.write_text(yaml.safe_dump(entry["pod_file"]))
+        args += ["--pod-file", pf]
+    else:
+        args += ["--pod", entry["pod"]]
+    r = run_cli(args)
+    assert r.code in (0, 1), r.err
+    data = json.loads(r.out)
+    assert r.code == (0 if data["schedulable"] else 1)
+    if "schedulable" in entry:
+        assert data["schedulable"] == entry["schedulable"], data["summary"]
+    if "summary" in entry:
+        assert data["summary"] == entry["summary"]
+    if "feasible" in entry:
+        assert sorted(data["feasible_nodes"]) == sorted(entry["feasible"])
+    if "failures" in entry:
+        got = {n["name"]: [f["plugin"] for f in n["failures"]] for n in data["nodes"] if n["failures"]}
+        assert got == entry["failures"]
+
+
+def _check_check(path: Path, entry: dict) -> None:
+    args = ["check", path, "--workload", entry["workload"], "-o", "json"]
+    if "replicas" in entry:
+        args += ["--replicas", entry["replicas"]]
+    r = run_cli(args)
+    assert r.code in (0, 1), r.err
+    data = json.loads(r.out)
+    assert data["schedulable"] == entry["schedulable"], data["explanation"]
+    assert r.code == (0 if entry["schedulable"] else 1)
+    if data["schedulable"]:
+        assert data["explanation"] == []
+    else:
+        assert data["explanation"] and data["placement"] == {}
+    for needle in entry.get("explanation_contains", []):
+        assert any(needle in e["message"] for e in data["explanation"]), (needle, data["explanation"])
+
+
+def _check_capacity(path: Path, entry: dict) -> None:
+    args = ["capacity", path, "--workload", entry["workload"], "-o", "json"]
+    if "min" in entry and "max" in entry:
+        args += ["--range", f"{entry['min']}..{entry['max']}"]
+    r = run_cli(args)
+    assert r.code in (0, 1), r.err
+    data = json.loads(r.out)
+    if "max_replicas" in entry:
+        assert data["max_replicas"] == entry["max_replicas"], data["replicas"]
+    if "unschedulable_replicas" in entry:
+        bad = [x["replicas"] for x in data["replicas"] if not x["schedulable"]]
+        assert bad == entry["unschedulable_replicas"], data["replicas"]
+    if "limited_by" in entry:
+        assert any(entry["limited_by"] in x["reason"] for x in data["replicas"] if not x["schedulable"]), data["replicas"]
+
+
+def test_snapshot_loads_each_scenario():
+    for f in FILES:
+        snap = _snapshot(f)
+        assert snap.nodes, f.name
+        assert snap.scenario is not None and snap.scenario["name"]
+        for key in list(snap.deployments) + list(snap.statefulsets):
+            kind = "deployment" if key in snap.deployments else "statefulset"
+            parse_workload(f"{kind}/{key}", None)
