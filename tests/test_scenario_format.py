@@ -613,7 +613,8 @@ def test_bundled_expectations_are_well_formed(path: Path) -> None:
             assert set(e["failures"]) == nodes  # an unschedulable pod fails on every node
     for section, issue in PENDING_ISSUES.items():
         for entry in expect.get(section, []):
-            assert entry.get("pending") == issue, (section, entry)
+            if "pending" in entry:  # a command not implemented yet names the issue that brings it
+                assert entry["pending"] == issue, (section, entry)
 
 
 def _evaluate(snap: Any, target: Any) -> Any:
