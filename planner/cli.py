@@ -179,8 +179,8 @@ def _root(
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: runs a command and turns every failure into a one-line message and exit 2."""
+    from typer import exceptions as typer_exc
     from typer._click import exceptions as click_exc  # typer vendors click
-
     from typer.main import get_command
 
     code = 0
@@ -191,17 +191,17 @@ def main(argv: list[str] | None = None) -> None:
         for m in e.messages or [str(e)]:
             output.note(f"error: {m}")
         code = e.exit_code
-    except click_exc.Exit as e:
+    except typer_exc.Exit as e:
         code = e.exit_code
-    except click_exc.Abort:
-        output.note("aborted")
+    except (typer_exc.Abort, KeyboardInterrupt):
+        output.note("interrupted")
         code = 130
+    except click_exc.NoArgsIsHelpError as e:
+        e.show() if hasattr(e, "show") else output.note(str(e))
+        code = 2
     except click_exc.ClickException as e:
         e.show()
         code = 2
-    except KeyboardInterrupt:
-        output.note("interrupted")
-        code = 130
     except BrokenPipeError:
         code = 0
     except RecursionError:
