@@ -7,11 +7,12 @@ solves.  ``models.solve.solve`` is the only solve entry.
 
 from __future__ import annotations
 
-from models.interpodaffinity import add_affinity, add_anti
+from models.interpodaffinity import add_affinity, add_anti, add_anti_families
 from models.noderesources import add_capacity
 from models.placement import Built, build_placement
 from models.podtopologyspread import add_spread
 from models.problem import Problem
+from models.volumebinding import add_static_claims
 
 
 def build(problem: Problem) -> Built:
@@ -21,8 +22,10 @@ def build(problem: Problem) -> Built:
         add_spread(b, s)
     for a in problem.anti:
         add_anti(b, a)
+    add_anti_families(b)
     for f in problem.affinity:
         add_affinity(b, f)
+    add_static_claims(b)
     return b
 
 

@@ -73,6 +73,29 @@ def add_anti(b: Built, a: AntiAffinity) -> None:
             m.Add(_presence(b, a.a, a.topology_key, v) + _presence(b, a.b, a.topology_key, v) <= 1).OnlyEnforceIf(lit)
 
 
+def add_anti_families(b: Built) -> None:
+    """Per-node anti-affinity among pods that all repel one another (a StatefulSet's pods in
+    ordered mode are one group each): together they use distinct nodes, so at most one per node."""
+    p = b.problem
+    m = b.model
+    pairs = {(a.a, a.b, a.topology_key) for a in p.anti if a.per_node}
+    selfs = {(a.a, a.topology_key) for a in p.anti if a.per_node and a.a == a.b}
+    families: dict[tuple, list[int]] = {}
+    for g, key in sorted(selfs):
+        fam = (p.groups[g].workload, tuple(sorted(p.groups[g].labels.items())), key)
+        families.setdefault(fam, []).append(g)
+    guards = {(a.a, a.b, a.topology_key): gd.lit for a in p.anti for gd in b.guards if gd.ref is a}
+    for (_, _, key), members in families.items():
+        if len(members) < 2:
+            continue
+        if not all((x, y, key) in pairs for i, x in enumerate(members) for y in members[i + 1:]):
+            continue
+        lits = [guards[(x, x, key)] for x in members]
+        for c in p.classes:
+            # pairwise repelling pods: one per node in the class
+            m.Add(sum(b.x[g, c.index] for g in members) <= c.size).OnlyEnforceIf(lits)
+
+
 def add_affinity(b: Built, f: Affinity) -> None:
     m = b.model
     lit = b.guard("affinity", f, f"affinity[{f.index}]", f.carrier)

@@ -127,12 +127,25 @@ class Affinity:
 
 
 @dataclass
+class StaticClaim:
+    """An unbound claim of a group that, on some classes, only an existing PV can serve
+    (no dynamic provisioning there): each PV serves one claim (VolumeBinding FindMatchingVolume)."""
+
+    index: int
+    group: int
+    claim: str  # the volume name in the pod template (one claim per pod)
+    options: dict[int, list[str]]  # class -> PV names that match the claim and the class's nodes
+    source: str
+
+
+@dataclass
 class Problem:
     classes: list[NodeClass]
     groups: list[Group]
     spreads: list[Spread] = field(default_factory=list)
     anti: list[AntiAffinity] = field(default_factory=list)
     affinity: list[Affinity] = field(default_factory=list)
+    static_claims: list[StaticClaim] = field(default_factory=list)
     ordered: bool = False  # groups are single pods placed in index order
     exact_packing: bool = True  # classes are exact for packing (single request vector or singleton classes)
     notes: list[str] = field(default_factory=list)

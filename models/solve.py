@@ -34,6 +34,7 @@ class SolveResult:
     wall_time: float = 0.0
     reason: str = ""  # for unknown
     values: dict[Any, int] = field(default_factory=dict)  # aux variables read back
+    sequence: list[tuple[int, int]] = field(default_factory=list)  # sequenced model: (group, class) per step
 
 
 def _solver(opts: SolveOptions) -> cp_model.CpSolver:
@@ -64,6 +65,11 @@ def solve(built: Built, opts: SolveOptions | None = None, enabled: list[Guard] |
         for k, v in built.aux.items():
             if isinstance(v, cp_model.IntVar):
                 res.values[k] = int(solver.Value(v))
+        seq = built.aux.get("sequence")
+        if seq:
+            # the step order of the sequenced model: [(group, class)] for t = 0, 1, ...
+            chosen = sorted((t, g, c) for (t, g, c), v in seq.items() if solver.Value(v))
+            res.sequence = [(g, c) for _, g, c in chosen]
     elif status == cp_model.INFEASIBLE:
         res.status = "infeasible"
         core_idx = set(solver.SufficientAssumptionsForInfeasibility())

@@ -13,6 +13,7 @@ from typing import Any
 import models
 from models.placement import Built, Guard
 from models.problem import Exclusion, Group, Problem, Spread
+from models.sequence import add_sequence
 from models.solve import SolveOptions, minimise_core, solve
 from planner.errors import UnknownResult
 from planner.framework import ClusterState
@@ -21,7 +22,6 @@ from planner.services.problem import Context, build_problem
 from planner.services.workloads import Plan, WorkloadRef, apply_plans, plan_workload
 from planner.snapshot import Snapshot
 
-MAX_WITNESS_RETRIES = 5
 
 
 @dataclass
@@ -35,6 +35,10 @@ class CheckOutcome:
     notes: list[str] = field(default_factory=list)
 
 
+MAX_SEQUENCE_STEPS = 40
+MAX_SEQUENCE_SIZE = 60_000  # steps x groups x classes
+
+
 def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None) -> CheckOutcome:
     opts = opts or SolveOptions()
     plans = [plan_workload(snap, ref, replicas) for ref in refs]
@@ -45,50 +49,61 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
         return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)
     problem, ctx = build_problem(cluster, plans)
     notes += problem.notes
-    built = models.build(problem)
-    stats = {
+    stats: dict[str, Any] = {
         "pods_to_place": sum(g.count for g in problem.groups),
         "groups": len(problem.groups),
         "node_classes": len(problem.classes),
         "nodes": len(cluster.node_infos),
         "ordered": problem.ordered,
+        "model": "final-state" if not problem.ordered else "ordered",
     }
-    for attempt in range(MAX_WITNESS_RETRIES + 1):
-        res = solve(built, opts)
-        stats["solve_seconds"] = round(stats.get("solve_seconds", 0) + res.wall_time, 4)
-        if res.status == "unknown":
-            raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
-        if res.status == "infeasible":
-            if attempt > 0:
-                raise UnknownResult(
-                    "unknown: the model's final placements all failed to be ordered pod by pod through the filters; "
-                    "planner gives no answer rather than a wrong one"
-                )
-            core = minimise_core(built, res.core, opts)
-            return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), plans, problem, stats, notes)
-        placement = order_witness(problem, ctx, res.x, snap2)
-        if placement is not None:
-            stats["witness_attempts"] = attempt + 1
-            return CheckOutcome(True, placement, [], plans, problem, stats, notes)
-        _forbid(built, res.x)
-    raise UnknownResult("unknown: no verified order found for the model's placements")
+    out = _attempt(problem, ctx, snap2, opts, stats, sequenced=False)
+    if out is None:
+        # The final placements found cannot be ordered through the filters: decide exactly with
+        # the sequenced model (one node per class when per-node domains are involved).
+        steps = stats["pods_to_place"]
+        per_node = any(x.per_node for x in [*problem.spreads, *problem.affinity, *problem.anti])
+        if per_node:
+            problem, ctx = build_problem(cluster, plans, aggregate=False)
+        size = steps * len(problem.groups) * len(problem.classes)
+        if steps > MAX_SEQUENCE_STEPS or size > MAX_SEQUENCE_SIZE:
+            raise UnknownResult(
+                f"unknown: the final placements need an order the quick search did not find, and {steps} pods on "
+                f"{len(problem.classes)} node classes is too large for the exact sequenced model; no answer is given"
+            )
+        stats["model"] = "ordered" if problem.ordered else "sequenced"
+        stats["node_classes"] = len(problem.classes)
+        out = _attempt(problem, ctx, snap2, opts, stats, sequenced=not problem.ordered)
+        if out is None:
+            raise UnknownResult("unknown: no verified order found for the model's placement; planner gives no answer rather than a wrong one")
+    out.plans = plans
+    out.notes = notes + out.notes
+    return out
 
 
-def _forbid(built: Built, x: dict[tuple[int, int], int]) -> None:
-    m = built.model
-    diffs = []
-    for k, v in x.items():
-        d = m.NewBoolVar(f"nogood{len(built.aux)}_{k}")
-        m.Add(built.x[k] != v).OnlyEnforceIf(d)
-        diffs.append(d)
-    built.aux[("nogood", len(built.aux))] = None
-    m.AddBoolOr(diffs)
+def _attempt(problem: Problem, ctx: Context, snap: Snapshot, opts: SolveOptions, stats: dict, sequenced: bool) -> CheckOutcome | None:
+    built = models.build(problem)
+    if sequenced:
+        add_sequence(built)
+    res = solve(built, opts)
+    stats["solve_seconds"] = round(stats.get("solve_seconds", 0) + res.wall_time, 4)
+    if res.status == "unknown":
+        raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
+    if res.status == "infeasible":
+        core = minimise_core(built, res.core, opts)
+        return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, stats, [])
+    placement = order_witness(problem, ctx, res.x, snap, res.sequence or None)
+    if placement is None:
+        return None
+    return CheckOutcome(True, placement, [], [], problem, stats, [])
 
 
 # --------------------------------------------------------------------------- witness
 
 
-def order_witness(problem: Problem, ctx: Context, x: dict[tuple[int, int], int], snap: Snapshot) -> dict[str, str] | None:
+def order_witness(
+    problem: Problem, ctx: Context, x: dict[tuple[int, int], int], snap: Snapshot, sequence: list[tuple[int, int]] | None = None
+) -> dict[str, str] | None:
     """Place every pod through all filters, following the model's class quotas; None if stuck.
 
     Lowest domain first (the order that the spread argument in models/podtopologyspread.py
@@ -110,9 +125,14 @@ def order_witness(problem: Problem, ctx: Context, x: dict[tuple[int, int], int],
     for s in problem.spreads:
         for g in s.carriers:
             spreads_of.setdefault(g, []).append(s)
+    step = 0
     while len(placement) < total:
         cands = []
-        for g, q in enumerate(queues):
+        if sequence is not None:
+            g, c = sequence[step]
+            step += 1
+            cands = [((0,), g, c)]
+        for g, q in enumerate(queues if sequence is None else []):
             if not q:
                 continue
             pod = q[0]
@@ -177,32 +197,37 @@ def _zones_of(problem: Problem, classes: list[int]) -> str:
 def explain_core(built: Built, core: list[Guard], ctx: Context, opts: SolveOptions) -> list[dict]:
     p = built.problem
     out: list[dict] = []
+    # the pods that must be placed, per workload
+    by_workload: dict[str, list[str]] = {}
     for g in core:
         if g.kind == "place":
-            grp: Group = g.ref
-            out.append(
-                {
-                    "constraint": "replicas",
-                    "objects": [f"Pod {k}" for k in grp.pods],
-                    "message": f"{_pods_phrase(grp)} of {grp.workload} must be placed",
-                }
-            )
+            by_workload.setdefault(g.ref.workload, []).extend(g.ref.pods)
+    for wl, pods in by_workload.items():
+        out.append({"constraint": "replicas", "objects": [f"Pod {k}" for k in pods], "message": f"{_names(pods)} of {wl} must be placed"})
+    # static exclusions; identical ones (same plugin, reason, nodes) merged across pods
+    merged: dict[tuple, list[str]] = {}
+    first: dict[tuple, tuple] = {}
     for g in core:
         if g.kind == "static":
             e: Exclusion = g.ref
+            key = (e.plugin, e.reason, tuple(e.classes), e.detail if e.detail else "")
             grp = p.groups[g.group] if g.group is not None else None
-            allowed = [c.index for c in p.classes if c.index not in e.classes]
-            who = _pods_phrase(grp) if grp else "the pods"
-            if e.detail and allowed:
-                msg = f"{who} must run in {_zones_of(p, allowed)} ({e.detail})"
-            elif e.detail:
-                msg = f"{who} fits no node: {e.reason} ({e.detail})"
-            elif not allowed:
-                msg = f"{who}: {e.plugin} rejects every node ({e.reason})"
-            else:
-                msg = f"{who}: {e.plugin} rejects {_places(p, e.classes)} ({e.reason})"
-            objects = e.objects or ([f"Pod {k}" for k in grp.pods] if grp else [])
-            out.append({"constraint": e.plugin, "objects": objects, "message": msg})
+            merged.setdefault(key, []).extend(grp.pods if grp else [])
+            first.setdefault(key, (e, grp))
+    for key, pods in merged.items():
+        e, grp = first[key]
+        allowed = [c.index for c in p.classes if c.index not in e.classes]
+        who = _names(pods) if pods else "the pods"
+        if e.detail and allowed:
+            msg = f"{who} must run in {_zones_of(p, allowed)} ({e.detail})"
+        elif e.detail:
+            msg = f"{who} fits no node: {e.reason} ({e.detail})"
+        elif not allowed:
+            msg = f"{who}: {e.plugin} rejects every node ({e.reason})"
+        else:
+            msg = f"{who}: {e.plugin} rejects {_places(p, e.classes)} ({e.reason})"
+        objects = e.objects if (e.objects and len(pods) <= 1) else [f"Pod {k}" for k in pods]
+        out.append({"constraint": e.plugin, "objects": objects, "message": msg})
     for g in core:
         if g.kind == "capacity":
             zone = g.ref or "nodes without a zone"
@@ -218,20 +243,22 @@ def explain_core(built: Built, core: list[Guard], ctx: Context, opts: SolveOptio
                     "message": f"{zone} has room for only " + "; ".join(room) + " (cpu, memory, pods)",
                 }
             )
-    others = [g for g in core if g.kind in ("spread", "anti", "affinity")]
+    others = [g for g in core if g.kind in ("spread", "affinity")]
+    antis: dict[str, list] = {}
+    for g in core:
+        if g.kind == "anti":
+            antis.setdefault(g.ref.source, []).append(g.ref)
+    for source, items in antis.items():
+        groups = sorted({x for a in items for x in (a.a, a.b)})
+        pods = [k for gi in groups for k in p.groups[gi].pods]
+        a = items[0]
+        doms = "node" if a.per_node else a.topology_key
+        msg = f"required anti-affinity ({a.topology_key}): {_names(pods)} may not share a {doms}"
+        out.append({"constraint": "InterPodAffinity", "objects": [source], "message": msg})
     for g in others:
         counter = solve(built, opts, enabled=[x for x in core if x is not g])
         if g.kind == "spread":
             out.append(_spread_message(built, g.ref, counter.x if counter.status == "feasible" else None))
-        elif g.kind == "anti":
-            a = g.ref
-            doms = "node" if a.per_node else a.topology_key
-            ga, gb = p.groups[a.a], p.groups[a.b]
-            if a.a == a.b:
-                msg = f"required anti-affinity ({a.topology_key}): at most one pod of {ga.workload} per {doms}"
-            else:
-                msg = f"required anti-affinity ({a.topology_key}): {ga.name} and {gb.name} may not share a {doms}"
-            out.append({"constraint": "InterPodAffinity", "objects": [a.source], "message": msg})
         else:
             f = g.ref
             out.append(
@@ -259,6 +286,13 @@ def _places(problem: Problem, classes: list[int]) -> str:
             parts.extend(n for ci in cls if ci in chosen for n in problem.classes[ci].nodes)
     text = ", ".join(parts[:8])
     return text + (f" and {len(parts) - 8} more" if len(parts) > 8 else "")
+
+
+def _names(pods: list[str]) -> str:
+    short = [k.split("/", 1)[1] for k in pods]
+    if len(short) <= 4:
+        return ", ".join(short)
+    return f"{len(short)} pods ({', '.join(short[:3])}, ...)"
 
 
 def _pods_phrase(grp: Group | None) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from models.problem import Affinity, AntiAffinity, Exclusion, Group, NodeClass, Problem, Spread
+from models.problem import Affinity, AntiAffinity, Exclusion, Group, NodeClass, Problem, Spread, StaticClaim
 from planner.domain import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -26,7 +26,7 @@ from planner.domain import (
     Pod,
 )
 from planner.framework import SKIP, ClusterState, NodeInfo
-from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
+from planner.matching import find_untolerated_taint, node_selector_matches, pod_matches_node_selector_and_affinity
 from planner.plugins import interpodaffinity as ipa
 from planner.plugins import podtopologyspread as pts
 from planner.plugins import (
@@ -145,7 +145,50 @@ def _claim_detail(pod: Pod, cluster: ClusterState) -> tuple[list[str], str]:
     return objects, "; ".join(parts)
 
 
-def build_problem(cluster: ClusterState, plans: list[Plan]) -> tuple[Problem, Context]:
+def _prebound(pod: Pod, cluster: ClusterState) -> tuple[str, ...]:
+    """PVs whose claimRef names one of the pod's claims: such a pod is not interchangeable."""
+    if not pod.spec.volumes:
+        return ()
+    state, _ = volumebinding.pre_filter(pod, cluster)
+    names = []
+    for u in getattr(state, "to_match", ()):
+        names.extend(pv.name for pv, _ in u.prebound)
+    return tuple(sorted(names))
+
+
+def _static_claims(problem: Problem, reps: list[Pod], cluster: ClusterState, classes_nodes: list[list[NodeInfo]]) -> None:
+    """Claims that, on some classes, only an existing PV can serve (see models/volumebinding.py)."""
+    for g, rep in enumerate(reps):
+        if not rep.spec.volumes:
+            continue
+        state, status = volumebinding.pre_filter(rep, cluster)
+        if status is not None or not isinstance(state, volumebinding.VolumeBindingState):
+            continue
+        for u in state.to_match:
+            options: dict[int, list[str]] = {}
+            for c, members in enumerate(classes_nodes):
+                labels = members[0].node.labels
+                if u.provisionable and volumebinding.topology_terms_match(u.allowed_topologies, labels):
+                    continue
+                pvs = []
+                for pv, sel in tuple(u.prebound) + tuple(u.candidates):
+                    label_nodes = [type(ni.node)(name="", labels=ni.node.labels) for ni in members]
+                    if sel is None or any(node_selector_matches(sel, n) for n in label_nodes):
+                        pvs.append(pv.name)
+                options[c] = pvs
+            if options:
+                problem.static_claims.append(
+                    StaticClaim(
+                        index=len(problem.static_claims),
+                        group=g,
+                        claim=u.pvc.name,
+                        options=options,
+                        source=f"PersistentVolumeClaim {u.pvc.key} (class {u.pvc.storage_class or 'default'})",
+                    )
+                )
+
+
+def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = True) -> tuple[Problem, Context]:
     new_pods: list[tuple[int, Pod]] = [(i, p) for i, plan in enumerate(plans) for p in plan.new]
     plans_with_new = [i for i, plan in enumerate(plans) if plan.new]
     ordered_mode = len(plans_with_new) == 1 and plans[plans_with_new[0]].ordered
@@ -179,7 +222,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan]) -> tuple[Problem, Co
     group_pods: list[list[Pod]] = []
     group_verdicts: list[tuple] = []
     for (i, p), v in zip(new_pods, verdicts):
-        key = (len(groups),) if ordered_mode else (_signature(p, i), v)
+        key = (len(groups),) if ordered_mode else (_signature(p, i), v, _prebound(p, cluster))
         gi = group_key.get(key)
         if gi is None:
             gi = group_key[key] = len(groups)
@@ -265,7 +308,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan]) -> tuple[Problem, Co
             tuple(el[j] for el in eligibility),
             tuple(tuple(labels.get(k) is not None for k in sorted(per_node))),
             tuple(f[j] for _, _, f in affinity_specs),
-            ni.name if multi_vector else None,
+            ni.name if (multi_vector or not aggregate) else None,
         )
         node_keys.append(key)
     class_of_key: dict[tuple, int] = {}
@@ -343,6 +386,11 @@ def build_problem(cluster: ClusterState, plans: list[Plan]) -> tuple[Problem, Co
                 if hrep.namespace == rep.namespace and sel is not None and not sel.empty and sel.matches(hrep.labels):
                     s.matchers.append(h)
         s.carriers[g] = c.self_match
+
+    members: list[list[NodeInfo]] = [[] for _ in classes]
+    for ni in nodes:
+        members[ctx.node_class[ni.name]].append(ni)
+    _static_claims(problem, reps, cluster, members)
 
     # 7. anti-affinity and affinity among the new pods
     ns_labels = {ns: cluster.namespace_labels_of(ns) for ns in {r.namespace for r in reps}}
