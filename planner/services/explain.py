@@ -88,7 +88,9 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None) -> dict
                 "name": res.name,
                 "zone": ni.node.zone,
                 "feasible": res.feasible,
-                "failures": [{"plugin": st.plugin, "reason": st.message} for st in res.failures],
+                "failures": [
+                    {"plugin": st.plugin, "reason": st.message, "detail": _detail(ev, st.plugin, target, ni)} for st in res.failures
+                ],
             }
         )
     return {
@@ -102,6 +104,44 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None) -> dict
         "volumes": _volume_details(ev),
         "notes": notes,
     }
+
+
+def _detail(ev: plugins.Evaluation, plugin: str, pod: Pod, ni: Any) -> str:
+    """What the upstream reason leaves out, for people: the taint, the skew, the shortfall."""
+    from planner.plugins import noderesourcesfit, podtopologyspread, tainttoleration
+
+    state = ev.states.get(plugin)
+    node = ni.node
+    if plugin == tainttoleration.NAME and isinstance(state, tuple):
+        t = tainttoleration.untolerated_taint(state, node)
+        return f"taint {t.key}={t.value}:{t.effect}" if t is not None else ""
+    if plugin == podtopologyspread.NAME and isinstance(state, podtopologyspread.PreFilterState):
+        parts = []
+        for c, skew in podtopologyspread.skew_if_placed(state, node):
+            if skew is None:
+                parts.append(f"node has no {c.topology_key} label")
+            elif skew > c.max_skew:
+                dom = node.labels.get(c.topology_key)
+                parts.append(f"{c.topology_key}={dom}: {c.counts.get(dom or '', 0)} matching + {c.self_match} - min {c.global_min} = skew {skew} > maxSkew {c.max_skew}")
+        return "; ".join(parts)
+    if plugin == noderesourcesfit.NAME:
+        parts = []
+        for r, q in sorted(pod.spec.requests.items()):
+            free = node.allocatable.get(r, 0) - ni.requested.get(r, 0)
+            if q > 0 and q > free:
+                parts.append(f"{r}: requests {_fmt(r, q)}, free {_fmt(r, free)}")
+        if len(ni.pods) + 1 > node.allocatable.get("pods", 0):
+            parts.append(f"pods: {len(ni.pods)} of {node.allocatable.get('pods', 0)}")
+        return "; ".join(parts)
+    return ""
+
+
+def _fmt(resource: str, v: int) -> str:
+    if resource == "cpu":
+        return f"{v}m"
+    if resource in ("memory", "ephemeral-storage") and abs(v) >= 1024**2:
+        return f"{v / 1024**3:.1f}Gi" if abs(v) >= 1024**3 else f"{v // 1024**2}Mi"
+    return str(v)
 
 
 def _unbound(p: Pod) -> Pod:
@@ -177,13 +217,20 @@ def render_table(r: dict) -> str:
     for p in r["prefilter"]:
         out.append(f"  PreFilter {p['plugin']}: {p['reason']}")
     out.append("")
-    rows = []
+    # nodes that fail alike (same zone, same plugins, reasons and details) share one row
+    groups: dict[tuple, list[str]] = {}
     for n in r["nodes"]:
-        if n["feasible"]:
-            rows.append([n["name"], n["zone"] or "-", "yes", "", ""])
+        key = (n["zone"] or "-", n["feasible"], tuple((f["plugin"], f["reason"], f.get("detail", "")) for f in n["failures"]))
+        groups.setdefault(key, []).append(n["name"])
+    rows = []
+    for (zone, feasible, fails), names in groups.items():
+        label = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} alike)"
+        if feasible:
+            rows.append([label, zone, "yes", "", ""])
             continue
-        for i, f in enumerate(n["failures"]):
-            rows.append([n["name"] if i == 0 else "", (n["zone"] or "-") if i == 0 else "", "no" if i == 0 else "", f["plugin"], f["reason"]])
+        for i, (plugin, reason, detail) in enumerate(fails):
+            text = f"{reason} [{detail}]" if detail else reason
+            rows.append([label if i == 0 else "", zone if i == 0 else "", "no" if i == 0 else "", plugin, text])
     out.append(table(["node", "zone", "fits", "plugin", "reason"], rows, indent="  "))
     for s in r["spread"]:
         out.append("")
