@@ -237,10 +237,15 @@ def render_table(r: dict) -> str:
         out.append(f"  Topology spread: {s['topology_key']} maxSkew={s['max_skew']} {s['when_unsatisfiable']} selector {s['selector']}")
         if s.get("min_domains") is not None:
             out.append(f"    minDomains={s['min_domains']} (eligible domains: {len(s['eligible_domains'])})")
-        out.append(f"    matching pods per domain: " + ", ".join(f"{d}={c}" for d, c in s["counts"].items()))
+        counts = [f"{d}={c}" for d, c in s["counts"].items()]
+        shown = counts[:12] + ([f"... ({len(counts) - 12} more)"] if len(counts) > 12 else [])
+        out.append("    matching pods per domain: " + ", ".join(shown))
         out.append(f"    global minimum: {s['global_min']}")
-        if s.get("skew"):
-            out.append("    skew if placed: " + ", ".join(f"{n}={k}" for n, k in s["skew"].items()))
+        if s["counts"]:
+            sm = 1 if s["self_match"] else 0
+            per_domain = [f"{d}={c + sm - s['global_min']}" for d, c in s["counts"].items()]
+            shown = per_domain[:12] + ([f"... ({len(per_domain) - 12} more)"] if len(per_domain) > 12 else [])
+            out.append(f"    skew if placed (maxSkew {s['max_skew']}): " + ", ".join(shown))
     if r["volumes"]:
         out.append("")
         out.append("  Volumes:")
