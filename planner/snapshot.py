@@ -128,6 +128,41 @@ class Snapshot:
                 g.add_edge(("PersistentVolumeClaim", pvc.key), ("PersistentVolume", pvc.volume_name))
         return g
 
+    @cached_property
+    def selector_overlaps(self) -> nx.DiGraph:
+        """Workload A -> workload B when a spread or pod (anti-)affinity selector of A's template
+        counts B's pods (same namespace, or the term's namespaces): the blue/green trap of seed 000.
+
+        Node ids are ("Deployment" | "StatefulSet", "ns/name"); edge attribute ``via`` lists what
+        matched, e.g. "topologySpreadConstraints[0] (topology.kubernetes.io/zone)".
+        """
+        g = nx.DiGraph()
+        workloads = [("Deployment", d.key, d.namespace, d.template) for d in self.deployments.values()]
+        workloads += [("StatefulSet", s.key, s.namespace, s.template) for s in self.statefulsets.values()]
+        for kind, key, ns, tpl in workloads:
+            g.add_node((kind, key))
+        for kind, key, ns, tpl in workloads:
+            spec = tpl.spec
+            rules: list[tuple[str, object, tuple[str, ...]]] = []
+            for i, c in enumerate(spec.topology_spread_constraints):
+                rules.append((f"topologySpreadConstraints[{i}] ({c.topology_key})", c.label_selector, (ns,)))
+            aff = spec.affinity
+            if aff is not None:
+                for i, t in enumerate(aff.pod_anti_affinity_required):
+                    rules.append((f"podAntiAffinity.required[{i}] ({t.topology_key})", t.label_selector, t.namespaces or (ns,)))
+                for i, t in enumerate(aff.pod_affinity_required):
+                    rules.append((f"podAffinity.required[{i}] ({t.topology_key})", t.label_selector, t.namespaces or (ns,)))
+            for okind, okey, ons, otpl in workloads:
+                if (okind, okey) == (kind, key):
+                    continue
+                for via, sel, nss in rules:
+                    if ons in nss and sel is not None and sel.matches(otpl.labels):  # type: ignore[attr-defined]
+                        if g.has_edge((kind, key), (okind, okey)):
+                            g.edges[(kind, key), (okind, okey)]["via"].append(via)
+                        else:
+                            g.add_edge((kind, key), (okind, okey), via=[via])
+        return g
+
     def owned_pods(self, kind: str, key: str) -> list[Pod]:
         """Pods a Deployment (through its ReplicaSets) or StatefulSet controls."""
         g = self.ownership

@@ -147,3 +147,15 @@ def test_snapshot_loads_each_scenario():
         for key in list(snap.deployments) + list(snap.statefulsets):
             kind = "deployment" if key in snap.deployments else "statefulset"
             parse_workload(f"{kind}/{key}", None)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
+def test_render_passes_validate(path: Path):
+    """`planner render SCENARIO | planner validate -`: the expansion is valid, kubectl-shaped input."""
+    r = run_cli(["render", path])
+    assert r.code == 0, r.err
+    doc = yaml.safe_load(r.out)
+    assert doc["kind"] == "List" and doc["items"]
+    v = run_cli(["validate", "-", "-o", "json"], stdin=r.out.encode())
+    assert v.code == 0, v.out
+    assert json.loads(v.out)["valid"]

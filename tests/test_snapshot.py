@@ -1,0 +1,46 @@
+"""Snapshot graphs: ownership chains and which workloads' selectors count each other's pods."""
+
+from __future__ import annotations
+
+from planner.domain import LabelSelector, PodSpec, PodTemplate, StatefulSet
+from planner.snapshot import Snapshot
+from planner.load import build_snapshot, read_objects
+
+from .builders import sel, spread
+from .conftest import SCENARIOS
+
+
+def _sts(name: str, labels: dict, selector: LabelSelector) -> StatefulSet:
+    spec = PodSpec(topology_spread_constraints=(spread(selector=selector),))
+    return StatefulSet(namespace="default", name=name, replicas=2, selector=sel(labels), template=PodTemplate(labels=labels, spec=spec))
+
+
+def test_blue_green_selectors_count_each_other():
+    snap = Snapshot()
+    blue = _sts("blue", {"app": "my_app", "release": "blue"}, sel({"app": "my_app"}))
+    green = _sts("green", {"app": "my_app", "release": "green"}, sel({"app": "my_app"}))
+    snap.statefulsets = {blue.key: blue, green.key: green}
+    g = snap.selector_overlaps
+    assert g.has_edge(("StatefulSet", "default/blue"), ("StatefulSet", "default/green"))
+    assert g.has_edge(("StatefulSet", "default/green"), ("StatefulSet", "default/blue"))
+    assert g.edges[("StatefulSet", "default/green"), ("StatefulSet", "default/blue")]["via"] == [
+        "topologySpreadConstraints[0] (topology.kubernetes.io/zone)"
+    ]
+
+
+def test_release_scoped_selectors_do_not():
+    snap = Snapshot()
+    blue = _sts("blue", {"app": "my_app", "release": "blue"}, sel({"app": "my_app", "release": "blue"}))
+    green = _sts("green", {"app": "my_app", "release": "green"}, sel({"app": "my_app", "release": "green"}))
+    snap.statefulsets = {blue.key: blue, green.key: green}
+    assert snap.selector_overlaps.number_of_edges() == 0
+
+
+def test_ownership_chain_statefulset_pod_pvc_pv():
+    snap = build_snapshot(read_objects([str(SCENARIOS / "seed-001-hpa-parallel.yaml")]))
+    g = snap.ownership
+    assert g.has_edge(("StatefulSet", "default/search"), ("Pod", "default/search-0"))
+    assert g.has_edge(("Pod", "default/search-0"), ("PersistentVolumeClaim", "default/data-search-0"))
+    pv = snap.pvcs["default/data-search-0"].volume_name
+    assert g.has_edge(("PersistentVolumeClaim", "default/data-search-0"), ("PersistentVolume", pv))
+    assert {p.name for p in snap.owned_pods("StatefulSet", "default/search")} >= {"search-0", "search-1"}
