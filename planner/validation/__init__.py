@@ -77,12 +77,16 @@ API_VERSIONS = {
 
 def _identity(obj: dict) -> tuple[str, str | None, str]:  # type: ignore[type-arg]
     """(kind, namespace or None for cluster-scoped kinds, name) as shown in messages."""
-    kind = obj.get("kind") if type(obj.get("kind")) is str else ""
-    meta = obj.get("metadata") if type(obj.get("metadata")) is dict else {}
-    name = meta.get("name") if type(meta.get("name")) is str else ""
+    raw_kind = obj.get("kind")
+    kind = raw_kind if type(raw_kind) is str else ""
+    raw_meta = obj.get("metadata")
+    meta: dict = raw_meta if type(raw_meta) is dict else {}  # type: ignore[type-arg]
+    raw_name = meta.get("name")
+    name = raw_name if type(raw_name) is str else ""
     ns: str | None = None
     if kind in NAMESPACED_KINDS:
-        ns = meta.get("namespace") if type(meta.get("namespace")) is str and meta.get("namespace") else "default"
+        raw_ns = meta.get("namespace")
+        ns = raw_ns if type(raw_ns) is str and raw_ns else "default"
     return kind, ns, name
 
 

@@ -1,0 +1,184 @@
+"""Validation of HorizontalPodAutoscalers (autoscaling/v2), PodDisruptionBudgets (policy/v1) and
+StorageClasses (storage.k8s.io/v1).
+
+Ports, at Kubernetes v1.35 (create path, default feature gates), of
+pkg/apis/autoscaling/validation/validation.go, pkg/apis/policy/validation/validation.go,
+pkg/apis/storage/validation/validation.go, and of the generic metadata check that
+k8s.io/apiserver/pkg/registry/rest/create.go BeforeCreate runs for every object (the only name
+check a PodDisruptionBudget gets).
+"""
+
+from __future__ import annotations
+
+from planner.validation.core import (
+    Errs,
+    is_not_more_than_100_percent,
+    is_qualified_name,
+    is_valid_path_segment_name,
+    name_is_dns_subdomain,
+    read_selector,
+    validate_label_name,
+    validate_label_selector,
+    validate_object_meta,
+    validate_path_segment_name,
+    validate_positive_int_or_percent,
+)
+from planner.validation.field import (
+    JSONValue,
+    Struct,
+    duplicate,
+    get_int,
+    get_int_or_string,
+    get_list,
+    get_map,
+    get_opt_str,
+    get_str,
+    get_str_list,
+    invalid,
+    list_items,
+    not_supported,
+    required,
+)
+
+SPEC = "spec"
+META = "metadata"
+
+# --------------------------------------------------------------------------- HorizontalPodAutoscaler
+
+
+def validate_hpa(obj: dict, errs: Errs) -> None:  # type: ignore[type-arg]
+    """ValidateHorizontalPodAutoscaler / validateHorizontalPodAutoscalerSpec: DNS-subdomain name
+    (ValidateReplicationControllerName); minReplicas >= 1 (HPAScaleToZero is alpha and off);
+    maxReplicas > 0 and >= minReplicas; scaleTargetRef kind and name (ValidateCrossVersionObjectReference).
+    Metrics and behavior are not read by planner and not validated."""
+    validate_object_meta(get_map(obj, "metadata", "", errs) or {}, True, name_is_dns_subdomain, META, errs)
+    spec = get_map(obj, "spec", "", errs) or {}
+    min_replicas = get_int(spec, "minReplicas", SPEC, errs)
+    max_replicas = get_int(spec, "maxReplicas", SPEC, errs) or 0
+    if min_replicas is not None and min_replicas < 1:
+        errs.append(invalid(f"{SPEC}.minReplicas", min_replicas, "must be greater than or equal to 1"))
+    if max_replicas < 1:
+        errs.append(invalid(f"{SPEC}.maxReplicas", max_replicas, "must be greater than 0"))
+    if min_replicas is not None and max_replicas < min_replicas:
+        errs.append(invalid(f"{SPEC}.maxReplicas", max_replicas, "must be greater than or equal to `minReplicas`"))
+    rp = f"{SPEC}.scaleTargetRef"
+    ref = get_map(spec, "scaleTargetRef", SPEC, errs) or {}
+    for key in ("kind", "name"):
+        v = get_str(ref, key, rp, errs)
+        if not v:
+            errs.append(required(f"{rp}.{key}"))
+        else:
+            for msg in is_valid_path_segment_name(v):
+                errs.append(invalid(f"{rp}.{key}", v, msg))
+    get_str(ref, "apiVersion", rp, errs)
+    get_list(spec, "metrics", SPEC, errs)
+
+
+# --------------------------------------------------------------------------- PodDisruptionBudget
+
+UNHEALTHY_POD_EVICTION_POLICIES = ("AlwaysAllow", "IfHealthyBudget")  # sets.NewString(...).List()
+
+
+def _int_or_string_json(v: int | str | None) -> object:
+    return JSONValue(v) if isinstance(v, str) else v
+
+
+def validate_pdb(obj: dict, errs: Errs) -> None:  # type: ignore[type-arg]
+    """ValidatePodDisruptionBudget (ValidatePodDisruptionBudgetSpec), then -- only when the spec is
+    valid, as BeforeCreate returns first -- the generic metadata check, whose name check is only
+    ValidatePathSegmentName (upstream validates no DNS format for PDB names)."""
+    spec = get_map(obj, "spec", "", errs) or {}
+    spec_errs: Errs = []
+    min_available = get_int_or_string(spec, "minAvailable", SPEC, spec_errs)
+    max_unavailable = get_int_or_string(spec, "maxUnavailable", SPEC, spec_errs)
+    sel = read_selector(spec, "selector", SPEC, spec_errs)
+    policy = get_opt_str(spec, "unhealthyPodEvictionPolicy", SPEC, spec_errs)
+    if min_available is not None and max_unavailable is not None:
+        shown = Struct(
+            MinAvailable=_int_or_string_json(min_available),
+            Selector=sel.as_json() if sel is not None else None,
+            MaxUnavailable=_int_or_string_json(max_unavailable),
+            UnhealthyPodEvictionPolicy=JSONValue(policy) if policy is not None else None,
+        )
+        spec_errs.append(invalid(SPEC, shown, "minAvailable and maxUnavailable cannot be both set"))
+    if min_available is not None:
+        validate_positive_int_or_percent(min_available, f"{SPEC}.minAvailable", spec_errs)
+        is_not_more_than_100_percent(min_available, f"{SPEC}.minAvailable", spec_errs)
+    if max_unavailable is not None:
+        validate_positive_int_or_percent(max_unavailable, f"{SPEC}.maxUnavailable", spec_errs)
+        is_not_more_than_100_percent(max_unavailable, f"{SPEC}.maxUnavailable", spec_errs)
+    validate_label_selector(sel, f"{SPEC}.selector", spec_errs)
+    if policy is not None and policy not in UNHEALTHY_POD_EVICTION_POLICIES:
+        spec_errs.append(
+            not_supported(f"{SPEC}.unhealthyPodEvictionPolicy", JSONValue(policy), UNHEALTHY_POD_EVICTION_POLICIES)
+        )
+    errs.extend(spec_errs)
+    if not spec_errs:
+        validate_object_meta(get_map(obj, "metadata", "", errs) or {}, True, validate_path_segment_name, META, errs)
+
+
+# --------------------------------------------------------------------------- StorageClass
+
+RECLAIM_POLICIES = ("Delete", "Retain")  # sets.NewString(...).List()
+VOLUME_BINDING_MODES = ("Immediate", "WaitForFirstConsumer")
+
+
+def _topology_term(term: dict, path: str, errs: Errs) -> dict[str, frozenset[str]]:  # type: ignore[type-arg]
+    """ValidateTopologySelectorTerm / validateTopologySelectorLabelRequirement."""
+    expr_map: dict[str, frozenset[str]] = {}
+    exprs = get_list(term, "matchLabelExpressions", path, errs)
+    if not exprs:
+        return expr_map
+    ep = f"{path}.matchLabelExpressions"
+    for i, req in list_items(exprs, ep, errs):
+        ip = f"{ep}[{i}]"
+        key = get_str(req, "key", ip, errs)
+        values = get_str_list(req, "values", ip, errs) or []
+        vp = f"{ip}.values"
+        if not values:
+            errs.append(required(vp))
+        seen: set[str] = set()
+        for vi, v in enumerate(values):
+            if v in seen:
+                errs.append(duplicate(f"{vp}[{vi}]", v))
+            seen.add(v)
+        validate_label_name(key, f"{ip}.key", errs)
+        if key in expr_map:
+            errs.append(duplicate(f"{ip}.key", key))
+        expr_map[key] = frozenset(seen)
+    return expr_map
+
+
+def validate_storageclass(obj: dict, errs: Errs) -> None:  # type: ignore[type-arg]
+    """ValidateStorageClass: DNS-subdomain name (cluster-scoped), provisioner required and a
+    qualified name once lower-cased, reclaimPolicy, volumeBindingMode, allowedTopologies.
+    (Upstream compares each topology term with len(terms) nil placeholders besides the earlier
+    terms, and nil equals empty for its DeepEqual: a term with no expressions is a "duplicate".)"""
+    validate_object_meta(get_map(obj, "metadata", "", errs) or {}, False, name_is_dns_subdomain, META, errs)
+    root = ""
+    provisioner = get_str(obj, "provisioner", root, errs)
+    if not provisioner:
+        errs.append(required("provisioner"))
+    else:
+        lp = provisioner.lower()
+        for msg in is_qualified_name(lp):
+            errs.append(invalid("provisioner", lp, msg))
+    get_map(obj, "parameters", root, errs)
+    reclaim = get_opt_str(obj, "reclaimPolicy", root, errs)
+    if reclaim and reclaim not in RECLAIM_POLICIES:
+        errs.append(not_supported("reclaimPolicy", JSONValue(reclaim), RECLAIM_POLICIES))
+    mode = get_opt_str(obj, "volumeBindingMode", root, errs)
+    if mode is None:
+        errs.append(required("volumeBindingMode"))
+    elif mode not in VOLUME_BINDING_MODES:
+        errs.append(not_supported("volumeBindingMode", JSONValue(mode), VOLUME_BINDING_MODES))
+    topologies = get_list(obj, "allowedTopologies", root, errs)
+    if topologies:
+        tp = "allowedTopologies"
+        raw: list[dict[str, frozenset[str]]] = [{} for _ in topologies]
+        for i, term in list_items(topologies, tp, errs):
+            expr_map = _topology_term(term, f"{tp}[{i}]", errs)
+            for t in raw:
+                if t == expr_map:
+                    errs.append(duplicate(f"{tp}[{i}].matchLabelExpressions", ""))
+            raw.append(expr_map)
