@@ -345,7 +345,15 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
         for plugin, (reason, cls) in by_plugin.items():
             objects, detail = ([], "")
             if plugin in (volumebinding.NAME, volumezone.NAME):
-                objects, detail = details.get(groups[g].pods[0], ([], ""))
+                objs: list[str] = []
+                parts: list[str] = []
+                for k in groups[g].pods:
+                    o, d = details.get(k, ([], ""))
+                    objs.extend(x for x in o if x not in objs)
+                    if d and d not in parts:
+                        parts.append(d)
+                objects = objs
+                detail = "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
             groups[g].exclusions.append(Exclusion(plugin, reason, cls, objects, detail))
 
     # 6. spread signatures shared by groups
