@@ -29,5 +29,5 @@ def add_static_claims(b: Built) -> None:
                 uses.setdefault(v, []).append(y)
             # every pod of the group on class c needs its own PV there
             m.Add(b.x[sc.group, c] <= sum(ys)).OnlyEnforceIf(lit)
-    for v, ys in uses.items():
+    for ys in uses.values():
         m.Add(sum(ys) <= 1)

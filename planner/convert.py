@@ -8,7 +8,8 @@ keyed by their canonical JSON.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import orjson
 

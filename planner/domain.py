@@ -14,8 +14,9 @@ Conventions
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping, Union
+from typing import Union
 
 IntOrString = Union[int, str]
 
@@ -83,7 +84,7 @@ class LabelSelector:
     def empty(self) -> bool:
         return not self.match_labels and not self.match_expressions
 
-    def with_requirements(self, extra: tuple[LabelSelectorRequirement, ...]) -> "LabelSelector":
+    def with_requirements(self, extra: tuple[LabelSelectorRequirement, ...]) -> LabelSelector:
         return LabelSelector(self.match_labels, self.match_expressions + extra)
 
     def __str__(self) -> str:

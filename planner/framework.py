@@ -12,8 +12,9 @@ Mirrors pkg/scheduler/framework (interface.go, types.go) and pkg/scheduler/sched
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from planner.domain import (
     CPU,
@@ -116,7 +117,7 @@ class ClusterState:
         self.by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_infos}
 
     @classmethod
-    def from_snapshot(cls, snap: Any) -> "ClusterState":
+    def from_snapshot(cls, snap: Any) -> ClusterState:
         """Node infos from a planner.snapshot.Snapshot: assigned, non-terminal pods on known nodes."""
         per_node: dict[str, list[Pod]] = {name: [] for name in snap.nodes}
         for pod in snap.pods.values():

@@ -6,9 +6,9 @@ such as the replay, copy what they change).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Iterable
 
 import networkx as nx
 
@@ -49,7 +49,7 @@ class Snapshot:
 
     # ------------------------------------------------------------------ lookups
 
-    def copy(self) -> "Snapshot":
+    def copy(self) -> Snapshot:
         return replace(
             self,
             nodes=dict(self.nodes),
@@ -139,7 +139,7 @@ class Snapshot:
         g = nx.DiGraph()
         workloads = [("Deployment", d.key, d.namespace, d.template) for d in self.deployments.values()]
         workloads += [("StatefulSet", s.key, s.namespace, s.template) for s in self.statefulsets.values()]
-        for kind, key, ns, tpl in workloads:
+        for kind, key, _ns, _tpl in workloads:
             g.add_node((kind, key))
         for kind, key, ns, tpl in workloads:
             spec = tpl.spec

@@ -5,7 +5,7 @@ Quantities are given in planner's integer units: cpu in millicores, memory in by
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from planner.domain import (
     LABEL_HOSTNAME,

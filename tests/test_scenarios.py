@@ -7,7 +7,7 @@ collected (test_pending_entries_name_open_work lists them so they cannot be forg
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -40,7 +40,7 @@ def _cases():
                 yield pytest.param(f, section, e, id=f"{f.stem}-{section}-{i}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _snapshot(path: Path):
     return load_snapshot([str(path)])
 

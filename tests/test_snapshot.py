@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from planner.domain import LabelSelector, PodSpec, PodTemplate, StatefulSet
-from planner.snapshot import Snapshot
 from planner.load import build_snapshot, read_objects
+from planner.snapshot import Snapshot
 
 from .builders import sel, spread
 from .conftest import SCENARIOS

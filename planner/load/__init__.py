@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from planner import convert
 from planner.domain import KINDS

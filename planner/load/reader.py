@@ -18,8 +18,9 @@ Nothing read is trusted.  Bounds are enforced while parsing, before anything is 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 from yaml.events import (

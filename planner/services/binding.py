@@ -87,8 +87,8 @@ def bind_pod(cluster: ClusterState, pod: Pod, node_name: str) -> Pod:
 
 def fits_node(pod: Pod, cluster: ClusterState, node_name: str) -> list:
     """Every filter plugin for one pod on one node: the failing statuses (empty = fits)."""
-    from planner.plugins import filter_plugins
     from planner.framework import SKIP
+    from planner.plugins import filter_plugins
 
     ni = cluster.by_name[node_name]
     fails = []

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from models.solve import SolveOptions
 from planner.domain import LABEL_HOSTNAME, StatefulSet

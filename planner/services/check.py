@@ -23,7 +23,6 @@ from planner.services.workloads import Plan, WorkloadRef, apply_plans, plan_work
 from planner.snapshot import Snapshot
 
 
-
 @dataclass
 class CheckOutcome:
     schedulable: bool

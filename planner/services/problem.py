@@ -17,7 +17,6 @@ from models.problem import Affinity, AntiAffinity, Exclusion, Group, NodeClass, 
 from planner.domain import (
     CPU,
     EPHEMERAL_STORAGE,
-    LABEL_CONTROLLER_REVISION_HASH,
     LABEL_POD_INDEX,
     LABEL_STATEFULSET_POD_NAME,
     LABEL_ZONE,
@@ -28,7 +27,6 @@ from planner.domain import (
 from planner.framework import SKIP, ClusterState, NodeInfo
 from planner.matching import find_untolerated_taint, node_selector_matches, pod_matches_node_selector_and_affinity
 from planner.plugins import interpodaffinity as ipa
-from planner.plugins import podtopologyspread as pts
 from planner.plugins import (
     nodeaffinity,
     nodename,
@@ -39,6 +37,7 @@ from planner.plugins import (
     volumebinding,
     volumezone,
 )
+from planner.plugins import podtopologyspread as pts
 from planner.services.workloads import Plan
 
 STATIC_PLUGINS = (nodeunschedulable, nodename, tainttoleration, nodeaffinity, nodeports, volumebinding, volumezone)
@@ -245,7 +244,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
 
     # 3. constraints' shapes: topology keys, per-node or zone-like
     spread_states = []
-    for g, rep in enumerate(reps):
+    for rep in reps:
         st, _ = pts.pre_filter(rep, cluster)
         spread_states.append(st if isinstance(st, pts.PreFilterState) else None)
     topo_keys: set[str] = set()

@@ -17,8 +17,8 @@ Semantics (docs/semantics.md):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Iterable
 
 from planner.domain import (
     LABEL_CONTROLLER_REVISION_HASH,
