@@ -44,10 +44,10 @@ def _nodes_used(b: Built, g: int, c: int) -> cp_model.IntVar:
         m = b.model
         cls = b.problem.classes[c]
         cap = max(cls.cap[g], 1)
-        hit = m.NewIntVar(0, cls.size, f"used[{g},{c}]")
+        hit = m.new_int_var(0, cls.size, f"used[{g},{c}]")
         x = b.x[g, c]
-        m.Add(hit <= x)
-        m.Add(hit * cap >= x)
+        m.add(hit <= x)
+        m.add(hit * cap >= x)
         b.aux[cache_key] = hit
     return hit
 
@@ -60,17 +60,17 @@ def add_anti(b: Built, a: AntiAffinity) -> None:
         for c in p.classes:
             if a.a == a.b:
                 # one pod of the group per node
-                m.Add(b.x[a.a, c.index] <= c.size).OnlyEnforceIf(lit)
-                m.Add(_nodes_used(b, a.a, c.index) == b.x[a.a, c.index]).OnlyEnforceIf(lit)
+                m.add(b.x[a.a, c.index] <= c.size).only_enforce_if(lit)
+                m.add(_nodes_used(b, a.a, c.index) == b.x[a.a, c.index]).only_enforce_if(lit)
             else:
-                m.Add(_nodes_used(b, a.a, c.index) + _nodes_used(b, a.b, c.index) <= c.size).OnlyEnforceIf(lit)
+                m.add(_nodes_used(b, a.a, c.index) + _nodes_used(b, a.b, c.index) <= c.size).only_enforce_if(lit)
         return
     for v in _values(b, a.topology_key):
         cls = p.classes_in(a.topology_key, v)
         if a.a == a.b:
-            m.Add(sum(b.x[a.a, c] for c in cls) <= 1).OnlyEnforceIf(lit)
+            m.add(sum(b.x[a.a, c] for c in cls) <= 1).only_enforce_if(lit)
         else:
-            m.Add(_presence(b, a.a, a.topology_key, v) + _presence(b, a.b, a.topology_key, v) <= 1).OnlyEnforceIf(lit)
+            m.add(_presence(b, a.a, a.topology_key, v) + _presence(b, a.b, a.topology_key, v) <= 1).only_enforce_if(lit)
 
 
 def add_anti_families(b: Built) -> None:
@@ -93,7 +93,7 @@ def add_anti_families(b: Built) -> None:
         lits = [guards[(x, x, key)] for x in members]
         for c in p.classes:
             # pairwise repelling pods: one per node in the class
-            m.Add(sum(b.x[g, c.index] for g in members) <= c.size).OnlyEnforceIf(lits)
+            m.add(sum(b.x[g, c.index] for g in members) <= c.size).only_enforce_if(lits)
 
 
 def add_affinity(b: Built, f: Affinity) -> None:
@@ -111,12 +111,12 @@ def add_affinity(b: Built, f: Affinity) -> None:
                 continue
             used = _nodes_used(b, f.carrier, c.index)
             support = [_nodes_used(b, h, c.index) for h in f.supporters]
-            seed = m.NewBoolVar(f"seed[{f.index},{c.index}]") if seed_allowed else None
+            seed = m.new_bool_var(f"seed[{f.index},{c.index}]") if seed_allowed else None
             if seed is not None:
                 seeds.append(seed)
-            m.Add(used <= sum(support) + (seed if seed is not None else 0)).OnlyEnforceIf(lit)
+            m.add(used <= sum(support) + (seed if seed is not None else 0)).only_enforce_if(lit)
         if seeds:
-            m.Add(sum(seeds) <= 1)
+            m.add(sum(seeds) <= 1)
         return
     seeds = []
     for v in _values(b, f.topology_key):
@@ -124,12 +124,12 @@ def add_affinity(b: Built, f: Affinity) -> None:
             continue
         here = _presence(b, f.carrier, f.topology_key, v)
         support = [_presence(b, h, f.topology_key, v) for h in f.supporters]
-        seed = m.NewBoolVar(f"seed[{f.index},{v}]") if seed_allowed else None
+        seed = m.new_bool_var(f"seed[{f.index},{v}]") if seed_allowed else None
         if seed is not None:
             seeds.append(seed)
-        m.Add(here <= sum(support) + (seed if seed is not None else 0)).OnlyEnforceIf(lit)
+        m.add(here <= sum(support) + (seed if seed is not None else 0)).only_enforce_if(lit)
     if seeds:
-        m.Add(sum(seeds) <= 1)
+        m.add(sum(seeds) <= 1)
 
 
 def _add_affinity_ordered(b: Built, f: Affinity, lit: cp_model.IntVar, seed_allowed: bool) -> None:
@@ -144,13 +144,13 @@ def _add_affinity_ordered(b: Built, f: Affinity, lit: cp_model.IntVar, seed_allo
             if c.index in f.existing_classes:
                 continue
             here = b.x[t, c.index]
-            support = sum((_nodes_used(b, h, c.index) for h in before), cp_model.LinearExpr.Sum([]))  # type: ignore[arg-type]
-            m.Add(here <= support + (1 if (seed_allowed and first) else 0)).OnlyEnforceIf(lit)
+            support = sum((_nodes_used(b, h, c.index) for h in before), cp_model.LinearExpr.sum([]))  # type: ignore[arg-type]
+            m.add(here <= support + (1 if (seed_allowed and first) else 0)).only_enforce_if(lit)
         return
     for v in _values(b, f.topology_key):
         if v in f.existing_domains:
             continue
         cls = p.classes_in(f.topology_key, v)
-        here = sum(b.x[t, c] for c in cls)
-        support = sum((b.x[h, c] for h in before for c in cls), cp_model.LinearExpr.Sum([]))  # type: ignore[arg-type]
-        m.Add(here <= support + (1 if (seed_allowed and first) else 0)).OnlyEnforceIf(lit)
+        placed = sum(b.x[t, c] for c in cls)
+        support = sum((b.x[h, c] for h in before for c in cls), cp_model.LinearExpr.sum([]))  # type: ignore[arg-type]
+        m.add(placed <= support + (1 if (seed_allowed and first) else 0)).only_enforce_if(lit)

@@ -22,16 +22,16 @@ def add_capacity(b: Built) -> None:
         lit = lits[c.zone]
         for g in p.groups:
             # one node holds at most cap[g] pods of g: size * cap bounds the class
-            m.Add(b.x[g.index, c.index] <= c.size * c.cap[g.index]).OnlyEnforceIf(lit)
+            m.add(b.x[g.index, c.index] <= c.size * c.cap[g.index]).only_enforce_if(lit)
         if len(p.groups) > 1:
             # groups sharing the class share its free resources and pod slots
             for r, free in c.free.items():
                 terms = [(g.requests.get(r, 0), b.x[g.index, c.index]) for g in p.groups if g.requests.get(r, 0) > 0]
                 if terms:
-                    m.Add(sum(q * v for q, v in terms) <= c.size * max(free, 0)).OnlyEnforceIf(lit)
+                    m.add(sum(q * v for q, v in terms) <= c.size * max(free, 0)).only_enforce_if(lit)
             if "pods" in c.free:
-                m.Add(sum(b.x[g.index, c.index] for g in p.groups) <= c.size * max(c.free["pods"], 0)).OnlyEnforceIf(lit)
+                m.add(sum(b.x[g.index, c.index] for g in p.groups) <= c.size * max(c.free["pods"], 0)).only_enforce_if(lit)
         for g in p.groups:
             if g.host_ports:
                 # NodePorts: two pods asking for the same host port never share a node
-                m.Add(b.x[g.index, c.index] <= c.size).OnlyEnforceIf(lit)
+                m.add(b.x[g.index, c.index] <= c.size).only_enforce_if(lit)

@@ -35,7 +35,7 @@ class Built:
     aux: dict[Any, Any] = field(default_factory=dict)
 
     def guard(self, kind: str, ref: Any, name: str, group: int | None = None) -> cp_model.IntVar:
-        lit = self.model.NewBoolVar(name)
+        lit = self.model.new_bool_var(name)
         self.guards.append(Guard(kind, ref, lit, group))
         return lit
 
@@ -52,26 +52,26 @@ def build_placement(problem: Problem) -> Built:
         for c in problem.classes:
             # x[g, c]: pods of group g on class c; a node takes at most cap pods of g
             ub = min(g.count, c.size * max(c.cap[g.index], 0)) if c.cap[g.index] > 0 else g.count
-            b.x[g.index, c.index] = m.NewIntVar(0, max(ub, 0), f"x[{g.index},{c.index}]")
+            b.x[g.index, c.index] = m.new_int_var(0, max(ub, 0), f"x[{g.index},{c.index}]")
         total = sum(b.x[g.index, c.index] for c in problem.classes)
-        m.Add(total <= g.count)
+        m.add(total <= g.count)
         place = b.guard("place", g, f"place[{g.index}]", g.index)
-        m.Add(total == g.count).OnlyEnforceIf(place)
+        m.add(total == g.count).only_enforce_if(place)
         for e in g.exclusions:
             lit = b.guard("static", e, f"static[{g.index},{e.plugin}]", g.index)
             for ci in e.classes:
-                m.Add(b.x[g.index, ci] == 0).OnlyEnforceIf(lit)
+                m.add(b.x[g.index, ci] == 0).only_enforce_if(lit)
     return b
 
 
 def domain_sum(b: Built, groups: list[int], classes: list[int]) -> cp_model.LinearExpr:
-    return sum((b.x[g, c] for g in groups for c in classes), cp_model.LinearExpr.Sum([]))  # type: ignore[arg-type]
+    return sum((b.x[g, c] for g in groups for c in classes), cp_model.LinearExpr.sum([]))  # type: ignore[arg-type]
 
 
 def at_least_one(b: Built, expr: Any, ub: int, name: str) -> cp_model.IntVar:
     """A boolean equal to (expr >= 1) for a non-negative integer expression bounded by ub."""
     m = b.model
-    p = m.NewBoolVar(name)
-    m.Add(expr >= 1).OnlyEnforceIf(p)
-    m.Add(expr == 0).OnlyEnforceIf(p.Not())
+    p = m.new_bool_var(name)
+    m.add(expr >= 1).only_enforce_if(p)
+    m.add(expr == 0).only_enforce_if(p.negated())
     return p

@@ -44,7 +44,7 @@ def _zone_counts(b: Built, s: Spread, groups_before: list[int] | None = None) ->
     matchers = s.matchers if groups_before is None else [g for g in s.matchers if g in groups_before]
     for d in s.domains:
         cls = [c.index for c in p.classes if c.index in elig and c.domains.get(s.topology_key) == d]
-        out[d] = s.existing.get(d, 0) + sum((b.x[g, c] for g in matchers for c in cls), cp_model.LinearExpr.Sum([]))  # type: ignore[arg-type]
+        out[d] = s.existing.get(d, 0) + sum((b.x[g, c] for g in matchers for c in cls), cp_model.LinearExpr.sum([]))  # type: ignore[arg-type]
     return out
 
 
@@ -72,14 +72,14 @@ def _add_zone(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
     if s.forced_zero_min or not s.domains:
         gmin: cp_model.LinearExprT = 0
     else:
-        gmin = m.NewIntVar(0, ub, f"spread[{s.index}].min")
+        gmin = m.new_int_var(0, ub, f"spread[{s.index}].min")
         cvars = []
         for d in s.domains:
-            cv = m.NewIntVar(0, ub, f"spread[{s.index}].count[{d}]")
-            m.Add(cv == counts[d])
+            cv = m.new_int_var(0, ub, f"spread[{s.index}].count[{d}]")
+            m.add(cv == counts[d])
             cvars.append(cv)
             b.aux[("spread_count", s.index, d)] = cv
-        m.AddMinEquality(gmin, cvars)
+        m.add_min_equality(gmin, cvars)
     b.aux[("spread_min", s.index)] = gmin
     matching_carriers = [g for g, sm in s.carriers.items() if sm]
     other_carriers = [g for g, sm in s.carriers.items() if not sm]
@@ -91,12 +91,12 @@ def _add_zone(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
             a_d = sum(b.x[g, c] for g in matching_carriers for c in cls)
             has = at_least_one(b, a_d, total_new, f"spread[{s.index}].has[{d}]")
             # last self-matching carrier into d: E[d] + A[d] <= maxSkew + min
-            m.Add(e + a_d <= s.max_skew + gmin).OnlyEnforceIf([has, lit])
+            m.add(e + a_d <= s.max_skew + gmin).only_enforce_if([has, lit])
         if other_carriers:
             o_d = sum(b.x[g, c] for g in other_carriers for c in cls)
             has_o = at_least_one(b, o_d, total_new, f"spread[{s.index}].hasx[{d}]")
             # a carrier that does not match itself still sees count[d] >= E[d]
-            m.Add(e <= s.max_skew + gmin).OnlyEnforceIf([has_o, lit])
+            m.add(e <= s.max_skew + gmin).only_enforce_if([has_o, lit])
 
 
 def _add_per_node(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
@@ -111,21 +111,21 @@ def _add_per_node(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
         if c.index not in elig:
             continue
         t = sum(b.x[g, c.index] for g in s.matchers) if s.matchers else 0
-        fl = m.NewIntVar(0, total_new, f"spread[{s.index}].floor[{c.index}]")
-        tv = m.NewIntVar(0, total_new, f"spread[{s.index}].T[{c.index}]")
-        m.Add(tv == t)
-        m.AddDivisionEquality(fl, tv, c.size)
+        fl = m.new_int_var(0, total_new, f"spread[{s.index}].floor[{c.index}]")
+        tv = m.new_int_var(0, total_new, f"spread[{s.index}].T[{c.index}]")
+        m.add(tv == t)
+        m.add_division_equality(fl, tv, c.size)
         lows.append(s.existing_per_node.get(c.index, 0) + fl)
     if s.forced_zero_min or not lows:
         gmin: cp_model.LinearExprT = 0
     else:
-        gmin = m.NewIntVar(0, maxe + total_new, f"spread[{s.index}].min")
+        gmin = m.new_int_var(0, maxe + total_new, f"spread[{s.index}].min")
         lvars = []
         for i, lo in enumerate(lows):
-            v = m.NewIntVar(0, maxe + total_new, f"spread[{s.index}].low[{i}]")
-            m.Add(v == lo)
+            v = m.new_int_var(0, maxe + total_new, f"spread[{s.index}].low[{i}]")
+            m.add(v == lo)
             lvars.append(v)
-        m.AddMinEquality(gmin, lvars)
+        m.add_min_equality(gmin, lvars)
     b.aux[("spread_min", s.index)] = gmin
     matching_carriers = [g for g, sm in s.carriers.items() if sm]
     other_carriers = [g for g, sm in s.carriers.items() if not sm]
@@ -133,19 +133,19 @@ def _add_per_node(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
         e = s.existing_per_node.get(c.index, 0)
         if matching_carriers:
             a = sum(b.x[g, c.index] for g in matching_carriers)
-            av = m.NewIntVar(0, total_new, f"spread[{s.index}].A[{c.index}]")
-            m.Add(av == a)
-            ce = m.NewIntVar(0, total_new, f"spread[{s.index}].ceil[{c.index}]")
+            av = m.new_int_var(0, total_new, f"spread[{s.index}].A[{c.index}]")
+            m.add(av == a)
+            ce = m.new_int_var(0, total_new, f"spread[{s.index}].ceil[{c.index}]")
             # ceil(A / size) = floor((A + size - 1) / size)
-            shifted = m.NewIntVar(0, total_new + c.size, f"spread[{s.index}].As[{c.index}]")
-            m.Add(shifted == av + c.size - 1)
-            m.AddDivisionEquality(ce, shifted, c.size)
+            shifted = m.new_int_var(0, total_new + c.size, f"spread[{s.index}].As[{c.index}]")
+            m.add(shifted == av + c.size - 1)
+            m.add_division_equality(ce, shifted, c.size)
             has = at_least_one(b, av, total_new, f"spread[{s.index}].has[{c.index}]")
-            m.Add(e + ce <= s.max_skew + gmin).OnlyEnforceIf([has, lit])
+            m.add(e + ce <= s.max_skew + gmin).only_enforce_if([has, lit])
         if other_carriers:
             o = sum(b.x[g, c.index] for g in other_carriers)
             has_o = at_least_one(b, o, total_new, f"spread[{s.index}].hasx[{c.index}]")
-            m.Add(e <= s.max_skew + gmin).OnlyEnforceIf([has_o, lit])
+            m.add(e <= s.max_skew + gmin).only_enforce_if([has_o, lit])
 
 
 def _add_ordered(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
@@ -166,10 +166,10 @@ def _add_ordered(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
             for c in p.classes:
                 if c.index not in elig:
                     continue
-                tv = m.NewIntVar(0, n_before, f"spread[{s.index}].P[{t},{c.index}]")
-                m.Add(tv == sum((b.x[g, c.index] for g in matchers), cp_model.LinearExpr.Sum([])))  # type: ignore[arg-type]
-                fl = m.NewIntVar(0, n_before, f"spread[{s.index}].fl[{t},{c.index}]")
-                m.AddDivisionEquality(fl, tv, c.size)
+                tv = m.new_int_var(0, n_before, f"spread[{s.index}].P[{t},{c.index}]")
+                m.add(tv == sum((b.x[g, c.index] for g in matchers), cp_model.LinearExpr.sum([])))  # type: ignore[arg-type]
+                fl = m.new_int_var(0, n_before, f"spread[{s.index}].fl[{t},{c.index}]")
+                m.add_division_equality(fl, tv, c.size)
                 lows[c.index] = s.existing_per_node.get(c.index, 0) + fl
             for c in p.classes:
                 here = b.x[t, c.index]
@@ -178,34 +178,34 @@ def _add_ordered(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
                 mine = lows[c.index]
                 on = _as_bool(b, here, f"o[{s.index},{t},{c.index}]")
                 if s.forced_zero_min:
-                    m.Add(mine + sm <= s.max_skew).OnlyEnforceIf([on, lit])
+                    m.add(mine + sm <= s.max_skew).only_enforce_if([on, lit])
                     continue
                 for c2, other in lows.items():
                     if c2 == c.index:
                         continue
                     # 'existing matching num' + 'self-match' - 'global minimum' <= 'maxSkew'
-                    m.Add(mine + sm - s.max_skew <= other).OnlyEnforceIf([on, lit])
+                    m.add(mine + sm - s.max_skew <= other).only_enforce_if([on, lit])
         else:
             counts = _zone_counts(b, s, before)
             for d in s.domains:
                 cls = _classes_of_domain(b, s, d)
-                here = sum(b.x[t, c] for c in cls)
-                on = at_least_one(b, here, 1, f"spread[{s.index}].at[{t},{d}]")
+                placed = sum(b.x[t, c] for c in cls)
+                on = at_least_one(b, placed, 1, f"spread[{s.index}].at[{t},{d}]")
                 if s.forced_zero_min:
-                    m.Add(counts[d] + sm <= s.max_skew).OnlyEnforceIf([on, lit])
+                    m.add(counts[d] + sm <= s.max_skew).only_enforce_if([on, lit])
                     continue
                 for e2 in s.domains:
                     if e2 != d:
-                        m.Add(counts[d] + sm - s.max_skew <= counts[e2]).OnlyEnforceIf([on, lit])
+                        m.add(counts[d] + sm - s.max_skew <= counts[e2]).only_enforce_if([on, lit])
 
 
 def _as_bool(b: Built, var: cp_model.IntVar, name: str) -> cp_model.IntVar:
     """x[t, c] of a single-pod group is 0 or 1: the same value as a literal."""
-    key = ("bool", var.Index())
+    key = ("bool", var.index)
     hit = b.aux.get(key)
     if hit is None:
-        hit = b.model.NewBoolVar(name)
-        b.model.Add(var == 1).OnlyEnforceIf(hit)
-        b.model.Add(var == 0).OnlyEnforceIf(hit.Not())
+        hit = b.model.new_bool_var(name)
+        b.model.add(var == 1).only_enforce_if(hit)
+        b.model.add(var == 0).only_enforce_if(hit.negated())
         b.aux[key] = hit
     return hit

@@ -26,11 +26,11 @@ def add_sequence(b: Built) -> dict[tuple[int, int, int], cp_model.IntVar]:
     for t in range(steps):
         for g in p.groups:
             for c in p.classes:
-                s[t, g.index, c.index] = m.NewBoolVar(f"s[{t},{g.index},{c.index}]")
-        m.AddExactlyOne(s[t, g.index, c.index] for g in p.groups for c in p.classes)
+                s[t, g.index, c.index] = m.new_bool_var(f"s[{t},{g.index},{c.index}]")
+        m.add_exactly_one(s[t, g.index, c.index] for g in p.groups for c in p.classes)
     for g in p.groups:
         for c in p.classes:
-            m.Add(sum(s[t, g.index, c.index] for t in range(steps)) == b.x[g.index, c.index]).OnlyEnforceIf(lit)
+            m.add(sum(s[t, g.index, c.index] for t in range(steps)) == b.x[g.index, c.index]).only_enforce_if(lit)
     guard_of = {id(gd.ref): gd.lit for gd in b.guards if gd.kind in ("spread", "affinity")}
     for sp in p.spreads:
         _spread_prefix(b, s, steps, sp, [lit, guard_of[id(sp)]])
@@ -66,18 +66,18 @@ def _spread_prefix(b: Built, s: dict, steps: int, sp, lit) -> None:
         counts = {}
         for d in set(eligible_doms) | set(doms):
             cls = [c for c in doms.get(d, []) if c in elig]
-            before = sum((s[u, g, c] for u in range(t) for g in sp.matchers for c in cls), cp_model.LinearExpr.Sum([]))  # type: ignore[arg-type]
+            before = sum((s[u, g, c] for u in range(t) for g in sp.matchers for c in cls), cp_model.LinearExpr.sum([]))  # type: ignore[arg-type]
             counts[d] = existing.get(d, 0) + before
         if sp.forced_zero_min or not eligible_doms:
             gmin: cp_model.LinearExprT = 0
         else:
-            gmin = m.NewIntVar(0, max(list(existing.values()) + [0]) + total, f"seqmin[{sp.index},{t}]")
-            m.AddMinEquality(gmin, [counts[d] for d in eligible_doms])
+            gmin = m.new_int_var(0, max(list(existing.values()) + [0]) + total, f"seqmin[{sp.index},{t}]")
+            m.add_min_equality(gmin, [counts[d] for d in eligible_doms])
         for g, sm in sp.carriers.items():
             for d, cls in doms.items():
                 for c in cls:
                     # 'existing matching num' + 'self-match' - 'global minimum' <= 'maxSkew'
-                    m.Add(counts[d] + sm - gmin <= sp.max_skew).OnlyEnforceIf([s[t, g, c], *lit])
+                    m.add(counts[d] + sm - gmin <= sp.max_skew).only_enforce_if([s[t, g, c], *lit])
 
 
 def _affinity_prefix(b: Built, s: dict, steps: int, f, lit) -> None:
@@ -87,20 +87,20 @@ def _affinity_prefix(b: Built, s: dict, steps: int, f, lit) -> None:
     matching = set(f.supporters) | ({f.carrier} if f.self_match else set())
     seed_allowed = f.self_match and not f.any_existing
     for t in range(steps):
-        any_before = sum((s[u, g, c.index] for u in range(t) for g in matching for c in p.classes), cp_model.LinearExpr.Sum([]))  # type: ignore[arg-type]
+        any_before = sum((s[u, g, c.index] for u in range(t) for g in matching for c in p.classes), cp_model.LinearExpr.sum([]))  # type: ignore[arg-type]
         for d, cls in doms.items():
             if f.per_node:
                 if cls[0] in f.existing_classes:
                     continue
             elif d in f.existing_domains:
                 continue
-            support = sum((s[u, g, c] for u in range(t) for g in matching for c in cls), cp_model.LinearExpr.Sum([]))  # type: ignore[arg-type]
+            support = sum((s[u, g, c] for u in range(t) for g in matching for c in cls), cp_model.LinearExpr.sum([]))  # type: ignore[arg-type]
             for c in cls:
                 here = s[t, f.carrier, c]
                 if seed_allowed:
                     # supported in its domain, or the first matching pod anywhere (first-pod rule)
-                    first = m.NewBoolVar(f"first[{f.index},{t},{c}]")
-                    m.Add(any_before == 0).OnlyEnforceIf(first)
-                    m.Add(support >= 1).OnlyEnforceIf([here, first.Not(), *lit])
+                    first = m.new_bool_var(f"first[{f.index},{t},{c}]")
+                    m.add(any_before == 0).only_enforce_if(first)
+                    m.add(support >= 1).only_enforce_if([here, first.negated(), *lit])
                 else:
-                    m.Add(support >= 1).OnlyEnforceIf([here, *lit])
+                    m.add(support >= 1).only_enforce_if([here, *lit])

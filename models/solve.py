@@ -54,26 +54,26 @@ def solve(built: Built, opts: SolveOptions | None = None, enabled: list[Guard] |
     opts = opts or SolveOptions()
     model = built.model
     guards = built.guards if enabled is None else enabled
-    model.ClearAssumptions()
-    model.AddAssumptions([g.lit for g in guards])
+    model.clear_assumptions()
+    model.add_assumptions([g.lit for g in guards])
     solver = _solver(opts)
-    status = solver.Solve(model)
-    res = SolveResult(status="unknown", wall_time=solver.WallTime())
+    status = solver.solve(model)
+    res = SolveResult(status="unknown", wall_time=solver.wall_time)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         res.status = "feasible"
-        res.x = {k: int(solver.Value(v)) for k, v in built.x.items()}
+        res.x = {k: int(solver.value(v)) for k, v in built.x.items()}
         for k, v in built.aux.items():
             if isinstance(v, cp_model.IntVar):
-                res.values[k] = int(solver.Value(v))
+                res.values[k] = int(solver.value(v))
         seq = built.aux.get("sequence")
         if seq:
             # the step order of the sequenced model: [(group, class)] for t = 0, 1, ...
-            chosen = sorted((t, g, c) for (t, g, c), v in seq.items() if solver.Value(v))
+            chosen = sorted((t, g, c) for (t, g, c), v in seq.items() if solver.value(v))
             res.sequence = [(g, c) for _, g, c in chosen]
     elif status == cp_model.INFEASIBLE:
         res.status = "infeasible"
-        core_idx = set(solver.SufficientAssumptionsForInfeasibility())
-        res.core = [g for g in guards if g.lit.Index() in core_idx]
+        core_idx = set(solver.sufficient_assumptions_for_infeasibility())
+        res.core = [g for g in guards if g.lit.index in core_idx]
     else:
         res.reason = f"the solver reached its {opts.time_limit:g} s time limit without an answer"
     return res
@@ -89,8 +89,8 @@ def minimise_core(built: Built, core: list[Guard], opts: SolveOptions | None = N
         r = solve(built, opts, enabled=trial)
         if r.status == "infeasible":
             # keep the (possibly smaller) core the solver returned for the trial
-            keep = {g.lit.Index() for g in r.core} if r.core else {g.lit.Index() for g in trial}
-            current = [g for g in trial if g.lit.Index() in keep]
+            keep = {g.lit.index for g in r.core} if r.core else {g.lit.index for g in trial}
+            current = [g for g in trial if g.lit.index in keep]
             i = 0 if len(current) < len(trial) else i
         else:
             i += 1

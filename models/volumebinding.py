@@ -24,10 +24,10 @@ def add_static_claims(b: Built) -> None:
             ys = []
             for v in pvs:
                 # y[v, k, c]: PV v serves claim k of one pod placed on class c
-                y = m.NewBoolVar(f"y[{v},{sc.index},{c}]")
+                y = m.new_bool_var(f"y[{v},{sc.index},{c}]")
                 ys.append(y)
                 uses.setdefault(v, []).append(y)
             # every pod of the group on class c needs its own PV there
-            m.Add(b.x[sc.group, c] <= sum(ys)).OnlyEnforceIf(lit)
+            m.add(b.x[sc.group, c] <= sum(ys)).only_enforce_if(lit)
     for ys in uses.values():
-        m.Add(sum(ys) <= 1)
+        m.add(sum(ys) <= 1)
