@@ -1,0 +1,165 @@
+"""InterPodAffinity, Score half: preferred pod (anti-)affinity, both ways, and hard affinity symmetry.
+
+A port of kube-scheduler v1.36 pkg/scheduler/framework/plugins/interpodaffinity/scoring.go
+(scoreMap.processTerm/processTerms, processExistingPod, PreScore, Score, NormalizeScore) with the
+default InterPodAffinityArgs (hardPodAffinityWeight 1, ignorePreferredTermsOfExistingPods false),
+plugin.go (mergeAffinityTermNamespacesIfNotEmpty, GetNamespaceLabelsSnapshot) and
+staging/src/k8s.io/kube-scheduler/framework (AffinityTerm.Matches), reusing the term resolution of
+planner.plugins.interpodaffinity (AffinityTerm.of, matchLabelKeys merge).
+
+PreScore walks every node when the incoming pod has preferred (anti-)affinity terms, otherwise only
+the nodes hosting pods with affinity (HavePodsWithAffinityList), and for each existing pod on a node
+with labels adds, to the (topologyKey, node's value of it) of the term:
+* +weight for each preferred affinity term of the incoming pod the existing pod matches;
+* -weight for each preferred anti-affinity term of the incoming pod the existing pod matches;
+* +1 (hardPodAffinityWeight) for each *required affinity* term of the existing pod the incoming
+  pod matches (namespace labels: the incoming pod's namespace);
+* +weight / -weight for each preferred affinity / anti-affinity term of the existing pod the
+  incoming pod matches.
+Skip when nothing was added.  Score sums, over the topology keys, the entry of the node's value;
+NormalizeScore maps [min, max] to [0, 100] (``int(100 * (s - min) / (max - min))``; all 0 when
+max == min).
+
+The incoming pod's namespaceSelector is resolved per candidate pod namespace with
+``cluster.namespace_labels_of`` (upstream unrolls it into the existing namespaces), as the filter
+half does.
+"""
+
+from __future__ import annotations
+
+from planner.domain import Pod, PodAffinityTerm, WeightedPodAffinityTerm
+from planner.framework import SKIP, ClusterState, NodeInfo
+from planner.plugins.interpodaffinity import AffinityTerm
+
+NAME = "InterPodAffinity"
+MAX_NODE_SCORE = 100
+HARD_POD_AFFINITY_WEIGHT = 1  # InterPodAffinityArgs default
+
+
+class _Incoming:
+    """An incoming pod's preferred term after mergeAffinityTermNamespacesIfNotEmpty."""
+
+    __slots__ = ("term", "weight", "key", "cluster", "_ns")
+
+    def __init__(self, term: AffinityTerm, weight: int, cluster: ClusterState) -> None:
+        self.term = term
+        self.weight = weight
+        self.key = term.topology_key
+        self.cluster = cluster
+        self._ns: dict[str, bool] = {}
+
+    def matches(self, pod: Pod) -> bool:
+        ok = self._ns.get(pod.namespace)
+        if ok is None:
+            t = self.term
+            nss = t.namespace_selector
+            if pod.namespace in t.namespaces:
+                ok = True
+            elif nss is None:
+                ok = False
+            elif nss.empty:
+                ok = True  # labels.Everything() is kept by the merge
+            else:
+                ok = nss.matches(self.cluster.namespace_labels_of(pod.namespace))
+            self._ns[pod.namespace] = ok
+        sel = self.term.selector
+        return ok and sel is not None and sel.matches(pod.labels)
+
+
+def _weighted(pod: Pod, terms: tuple[WeightedPodAffinityTerm, ...]) -> list[tuple[AffinityTerm, int]]:
+    return [(AffinityTerm.of(pod, w.term), w.weight) for w in terms]
+
+
+def _required(pod: Pod, terms: tuple[PodAffinityTerm, ...]) -> list[AffinityTerm]:
+    return [AffinityTerm.of(pod, t) for t in terms]
+
+
+def _add(scores: dict[str, dict[str, int]], key: str, value: str, delta: int) -> None:
+    m = scores.get(key)
+    if m is None:
+        m = scores[key] = {}
+    m[value] = m.get(value, 0) + delta
+
+
+def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[str, dict[str, int]] | object:
+    """scoring.go PreScore: topologyKey -> topology value -> summed weight."""
+    aff = pod.spec.affinity
+    pref_aff = aff.pod_affinity_preferred if aff is not None else ()
+    pref_anti = aff.pod_anti_affinity_preferred if aff is not None else ()
+    has_constraints = bool(pref_aff) or bool(pref_anti)
+    inc_aff = [_Incoming(t, w, cluster) for t, w in _weighted(pod, pref_aff)]
+    inc_anti = [_Incoming(t, w, cluster) for t, w in _weighted(pod, pref_anti)]
+    ns_labels = cluster.namespace_labels_of(pod.namespace)
+
+    topology: dict[str, dict[str, int]] = {}
+    touched = False
+    for ni in cluster.node_infos:
+        pods = ni.pods if has_constraints else ni.pods_with_affinity
+        if not pods:
+            continue
+        labels = ni.node.labels
+        if not labels:
+            continue  # processExistingPod: a node without labels contributes nothing
+        for ep in pods:
+            for it in inc_aff:
+                if it.matches(ep):
+                    v = labels.get(it.key)
+                    if v is not None:
+                        _add(topology, it.key, v, it.weight)
+                        touched = True
+            for it in inc_anti:
+                if it.matches(ep):
+                    v = labels.get(it.key)
+                    if v is not None:
+                        _add(topology, it.key, v, -it.weight)
+                        touched = True
+            eaff = ep.spec.affinity
+            if eaff is None:
+                continue
+            if HARD_POD_AFFINITY_WEIGHT > 0:
+                for t in _required(ep, eaff.pod_affinity_required):
+                    if t.matches(pod, ns_labels):
+                        v = labels.get(t.topology_key)
+                        if v is not None:
+                            _add(topology, t.topology_key, v, HARD_POD_AFFINITY_WEIGHT)
+                            touched = True
+            for t, w in _weighted(ep, eaff.pod_affinity_preferred):
+                if t.matches(pod, ns_labels):
+                    v = labels.get(t.topology_key)
+                    if v is not None:
+                        _add(topology, t.topology_key, v, w)
+                        touched = True
+            for t, w in _weighted(ep, eaff.pod_anti_affinity_preferred):
+                if t.matches(pod, ns_labels):
+                    v = labels.get(t.topology_key)
+                    if v is not None:
+                        _add(topology, t.topology_key, v, -w)
+                        touched = True
+    if not touched:
+        return SKIP
+    return topology
+
+
+def score(state: dict[str, dict[str, int]], pod: Pod, nodes: list[NodeInfo]) -> list[int]:
+    items = list(state.items())
+    out = []
+    for ni in nodes:
+        labels = ni.node.labels
+        s = 0
+        for key, values in items:
+            v = labels.get(key)
+            if v is not None:
+                s += values.get(v, 0)
+        out.append(s)
+    return out
+
+
+def normalize(state: dict[str, dict[str, int]], scores: list[int]) -> list[int]:
+    if not state or not scores:
+        return scores
+    lo = min(scores)
+    hi = max(scores)
+    diff = hi - lo
+    if diff <= 0:
+        return [0] * len(scores)
+    return [int(MAX_NODE_SCORE * ((s - lo) / diff)) for s in scores]
