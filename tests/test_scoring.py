@@ -72,31 +72,98 @@ def plugin(name: str, incoming, nodes, existing=(), feasible=None, namespaces=No
 # --------------------------------------------------------------------------- LeastAllocated
 
 LEAST = [
-    pytest.param(P(requests=ZERO), [N("node1", 4000 * K, 10000), N("node2", 4000 * K, 10000)], [], [100, 100],
-                 id="nothing scheduled, nothing requested"),
-    pytest.param(P(requests={"cpu": 3000 * K, "memory": 5000}), [N("node1", 4000 * K, 10000), N("node2", 6000 * K, 10000)], [], [37, 50],
-                 id="nothing scheduled, resources requested, differently sized nodes"),
-    pytest.param(P(requests=ZERO), [N("node1", 4000 * K, 10000), N("node2", 4000 * K, 10000)],
-                 [P("e1", "node1", requests=ZERO), P("e2", "node1", requests=ZERO), P("e3", "node2", requests=ZERO), P("e4", "node2", requests=ZERO)],
-                 [100, 100], id="no resources requested, pods scheduled"),
-    pytest.param(P(requests=ZERO), [N("node1", 10000 * K, 20000), N("node2", 10000 * K, 20000)],
-                 [P("e1", "node1", requests={"cpu": 3000 * K, "memory": 0}), P("e2", "node1", requests={"cpu": 3000 * K, "memory": 0}),
-                  P("e3", "node2", requests={"cpu": 3000 * K, "memory": 0}), P("e4", "node2", requests={"cpu": 3000 * K, "memory": 5000})],
-                 [70, 57], id="no resources requested, pods scheduled with resources"),
-    pytest.param(P(requests={"cpu": 3000 * K, "memory": 5000}), [N("node1", 10000 * K, 20000), N("node2", 10000 * K, 20000)],
-                 [P("e1", "node1", requests={"cpu": 3000 * K, "memory": 0}), P("e2", "node2", requests={"cpu": 3000 * K, "memory": 5000})],
-                 [57, 45], id="resources requested, pods scheduled with resources"),
-    pytest.param(P(requests={"cpu": 3000 * K, "memory": 5000}), [N("node1", 10000 * K, 20000), N("node2", 10000 * K, 50000)],
-                 [P("e1", "node1", requests={"cpu": 3000 * K, "memory": 0}), P("e2", "node2", requests={"cpu": 3000 * K, "memory": 5000})],
-                 [57, 60], id="resources requested, pods scheduled with resources, differently sized nodes"),
-    pytest.param(P(requests={"cpu": 3000 * K, "memory": 0}), [N("node1", 4000 * K, 10000), N("node2", 4000 * K, 10000)],
-                 [P("e1", "node1", requests={"cpu": 3000 * K, "memory": 0}), P("e2", "node2", requests={"cpu": 3000 * K, "memory": 5000})],
-                 [50, 25], id="requested resources exceed node capacity"),
-    pytest.param(P(requests=ZERO), [N("node1"), N("node2")],
-                 [P("e1", "node1", requests={"cpu": 3000 * K, "memory": 0}), P("e2", "node2", requests={"cpu": 3000 * K, "memory": 5000})],
-                 [0, 0], id="zero node resources, pods scheduled with resources"),
-    pytest.param(P(requests={"cpu": 3000 * K, "memory": 4000}), [N("node1", 6000 * K, 10000), N("node2", 6000 * K, 10000, )], [], [55, 55],
-                 id="if the node doesn't have a resource"),
+    pytest.param(
+        P(requests=ZERO),
+        [N("node1", 4000 * K, 10000), N("node2", 4000 * K, 10000)],
+        [],
+        [100, 100],
+        id="nothing scheduled, nothing requested",
+    ),
+    pytest.param(
+        P(requests={"cpu": 3000 * K, "memory": 5000}),
+        [N("node1", 4000 * K, 10000), N("node2", 6000 * K, 10000)],
+        [],
+        [37, 50],
+        id="nothing scheduled, resources requested, differently sized nodes",
+    ),
+    pytest.param(
+        P(requests=ZERO),
+        [N("node1", 4000 * K, 10000), N("node2", 4000 * K, 10000)],
+        [
+            P("e1", "node1", requests=ZERO),
+            P("e2", "node1", requests=ZERO),
+            P("e3", "node2", requests=ZERO),
+            P("e4", "node2", requests=ZERO),
+        ],
+        [100, 100],
+        id="no resources requested, pods scheduled",
+    ),
+    pytest.param(
+        P(requests=ZERO),
+        [N("node1", 10000 * K, 20000), N("node2", 10000 * K, 20000)],
+        [
+            P("e1", "node1", requests={"cpu": 3000 * K, "memory": 0}),
+            P("e2", "node1", requests={"cpu": 3000 * K, "memory": 0}),
+            P("e3", "node2", requests={"cpu": 3000 * K, "memory": 0}),
+            P("e4", "node2", requests={"cpu": 3000 * K, "memory": 5000}),
+        ],
+        [70, 57],
+        id="no resources requested, pods scheduled with resources",
+    ),
+    pytest.param(
+        P(requests={"cpu": 3000 * K, "memory": 5000}),
+        [N("node1", 10000 * K, 20000), N("node2", 10000 * K, 20000)],
+        [
+            P("e1", "node1", requests={"cpu": 3000 * K, "memory": 0}),
+            P("e2", "node2", requests={"cpu": 3000 * K, "memory": 5000}),
+        ],
+        [57, 45],
+        id="resources requested, pods scheduled with resources",
+    ),
+    pytest.param(
+        P(requests={"cpu": 3000 * K, "memory": 5000}),
+        [N("node1", 10000 * K, 20000), N("node2", 10000 * K, 50000)],
+        [
+            P("e1", "node1", requests={"cpu": 3000 * K, "memory": 0}),
+            P("e2", "node2", requests={"cpu": 3000 * K, "memory": 5000}),
+        ],
+        [57, 60],
+        id="resources requested, pods scheduled with resources, differently sized nodes",
+    ),
+    pytest.param(
+        P(requests={"cpu": 3000 * K, "memory": 0}),
+        [N("node1", 4000 * K, 10000), N("node2", 4000 * K, 10000)],
+        [
+            P("e1", "node1", requests={"cpu": 3000 * K, "memory": 0}),
+            P("e2", "node2", requests={"cpu": 3000 * K, "memory": 5000}),
+        ],
+        [50, 25],
+        id="requested resources exceed node capacity",
+    ),
+    pytest.param(
+        P(requests=ZERO),
+        [N("node1"), N("node2")],
+        [
+            P("e1", "node1", requests={"cpu": 3000 * K, "memory": 0}),
+            P("e2", "node2", requests={"cpu": 3000 * K, "memory": 5000}),
+        ],
+        [0, 0],
+        id="zero node resources, pods scheduled with resources",
+    ),
+    pytest.param(
+        P(requests={"cpu": 3000 * K, "memory": 4000}),
+        [
+            N("node1", 6000 * K, 10000),
+            N(
+                "node2",
+                6000 * K,
+                10000,
+            ),
+        ],
+        [],
+        [55, 55],
+        id="if the node doesn't have a resource",
+    ),
 ]
 
 
@@ -131,21 +198,55 @@ CPU_AND_MEMORY = {"cpu": 3000, "memory": 5000}
 CPU_ONLY = {"cpu": 3000, "memory": 0}
 
 BALANCED = [
-    pytest.param(P(requests=ZERO), [N("node1", 4000, 10000), N("node2", 4000, 10000)], [], None,
-                 id="nothing scheduled, nothing requested, skip in PreScore"),
-    pytest.param(P(requests=CPU_AND_MEMORY), [N("node1", 4000, 10000), N("node2", 6000, 10000)], [], [87, 100],
-                 id="nothing scheduled, resources requested, differently sized nodes"),
-    pytest.param(P(requests=CPU_AND_MEMORY), [N("node1", 10000, 20000), N("node2", 10000, 20000)],
-                 [P("e1", "node1", requests=CPU_ONLY), P("e2", "node2", requests=CPU_AND_MEMORY)], [82, 95],
-                 id="resources requested, pods scheduled with resources"),
-    pytest.param(P(requests=CPU_AND_MEMORY), [N("node1", 10000, 20000), N("node2", 10000, 50000)],
-                 [P("e1", "node1", requests=CPU_ONLY), P("e2", "node2", requests=CPU_AND_MEMORY)], [82, 80],
-                 id="resources requested, pods scheduled with resources, differently sized nodes"),
-    pytest.param(P(requests=CPU_ONLY), [N("node1", 6000, 10000), N("node2", 6000, 10000)],
-                 [P("e1", "node1", requests=CPU_ONLY), P("e2", "node2", requests=CPU_AND_MEMORY)], [50, 75],
-                 id="requested resources at node capacity"),
-    pytest.param(P(requests=CPU_AND_MEMORY), [N("node1", 3500, 40000, ), N("node2", 3500, 40000)], [], [63, 63],
-                 id="node without the scalar resource should skip the scalar resource"),
+    pytest.param(
+        P(requests=ZERO),
+        [N("node1", 4000, 10000), N("node2", 4000, 10000)],
+        [],
+        None,
+        id="nothing scheduled, nothing requested, skip in PreScore",
+    ),
+    pytest.param(
+        P(requests=CPU_AND_MEMORY),
+        [N("node1", 4000, 10000), N("node2", 6000, 10000)],
+        [],
+        [87, 100],
+        id="nothing scheduled, resources requested, differently sized nodes",
+    ),
+    pytest.param(
+        P(requests=CPU_AND_MEMORY),
+        [N("node1", 10000, 20000), N("node2", 10000, 20000)],
+        [P("e1", "node1", requests=CPU_ONLY), P("e2", "node2", requests=CPU_AND_MEMORY)],
+        [82, 95],
+        id="resources requested, pods scheduled with resources",
+    ),
+    pytest.param(
+        P(requests=CPU_AND_MEMORY),
+        [N("node1", 10000, 20000), N("node2", 10000, 50000)],
+        [P("e1", "node1", requests=CPU_ONLY), P("e2", "node2", requests=CPU_AND_MEMORY)],
+        [82, 80],
+        id="resources requested, pods scheduled with resources, differently sized nodes",
+    ),
+    pytest.param(
+        P(requests=CPU_ONLY),
+        [N("node1", 6000, 10000), N("node2", 6000, 10000)],
+        [P("e1", "node1", requests=CPU_ONLY), P("e2", "node2", requests=CPU_AND_MEMORY)],
+        [50, 75],
+        id="requested resources at node capacity",
+    ),
+    pytest.param(
+        P(requests=CPU_AND_MEMORY),
+        [
+            N(
+                "node1",
+                3500,
+                40000,
+            ),
+            N("node2", 3500, 40000),
+        ],
+        [],
+        [63, 63],
+        id="node without the scalar resource should skip the scalar resource",
+    ),
 ]
 
 
@@ -166,24 +267,39 @@ def test_balanced_allocation_three_resources():
     "existing,incoming,want",
     [
         pytest.param({"cpu": 500, "memory": 500}, {"cpu": 100, "memory": 100}, 75, id="no change to balance"),
-        pytest.param({"cpu": 0, "memory": 0}, {"cpu": 1000, "memory": 0}, 50, id="perfectly balanced to perfectly imbalanced"),
-        pytest.param({"cpu": 1000, "memory": 0}, {"cpu": 0, "memory": 1000}, 100, id="perfectly imbalanced to perfectly balanced"),
+        pytest.param(
+            {"cpu": 0, "memory": 0}, {"cpu": 1000, "memory": 0}, 50, id="perfectly balanced to perfectly imbalanced"
+        ),
+        pytest.param(
+            {"cpu": 1000, "memory": 0}, {"cpu": 0, "memory": 1000}, 100, id="perfectly imbalanced to perfectly balanced"
+        ),
     ],
 )
 def test_balanced_allocation_v136_anchor_points(existing, incoming, want):
     """kubernetes#135573: 75 for no change, 50 for the worst change, 100 for the best one."""
     assert score_noderesources.BALANCED_FORMULA == "v1.36"
     nodes = [N("node1", 1000, 1000)]
-    assert plugin("NodeResourcesBalancedAllocation", P(requests=incoming), nodes, [P("e", "node1", requests=existing)]) == [want]
+    assert plugin(
+        "NodeResourcesBalancedAllocation", P(requests=incoming), nodes, [P("e", "node1", requests=existing)]
+    ) == [want]
 
 
 def test_balanced_allocation_v136_table():
     """The v1.35 table's first cases under the v1.36 formula: 50 + (50 + with - without) // 2."""
     # empty nodes are perfectly balanced (100) without the pod: 87 -> 50 + 37 // 2 = 68; 100 -> 75
-    assert plugin("NodeResourcesBalancedAllocation", P(requests=CPU_AND_MEMORY), [N("node1", 4000, 10000), N("node2", 6000, 10000)]) == [68, 75]
+    assert plugin(
+        "NodeResourcesBalancedAllocation",
+        P(requests=CPU_AND_MEMORY),
+        [N("node1", 4000, 10000), N("node2", 6000, 10000)],
+    ) == [68, 75]
     # without the pod node1 is cpu 0.3 / memory 0 (85), node2 cpu 0.3 / memory 0.25 (97)
     existing = [P("e1", "node1", requests=CPU_ONLY), P("e2", "node2", requests=CPU_AND_MEMORY)]
-    assert plugin("NodeResourcesBalancedAllocation", P(requests=CPU_AND_MEMORY), [N("node1", 10000, 20000), N("node2", 10000, 20000)], existing) == [
+    assert plugin(
+        "NodeResourcesBalancedAllocation",
+        P(requests=CPU_AND_MEMORY),
+        [N("node1", 10000, 20000), N("node2", 10000, 20000)],
+        existing,
+    ) == [
         50 + (50 + 82 - 85) // 2,
         50 + (50 + 95 - 97) // 2,
     ]
@@ -203,19 +319,48 @@ def TP(*tols: tuple[str, str, str, str]):
 
 
 TAINT_SCORE = [
-    pytest.param(TP(("foo", "Equal", "bar", PNS)), [TN("nodeA", ("foo", "bar", PNS)), TN("nodeB", ("foo", "blah", PNS))], [100, 0],
-                 id="node with taints tolerated by the pod, gets a higher score than those node with intolerable taints"),
-    pytest.param(TP(("cpu-type", "Equal", "arm64", PNS), ("disk-type", "Equal", "ssd", PNS)),
-                 [TN("nodeA"), TN("nodeB", ("cpu-type", "arm64", PNS)), TN("nodeC", ("cpu-type", "arm64", PNS), ("disk-type", "ssd", PNS))], [100, 100, 100],
-                 id="the nodes that all of their taints are tolerated by the pod, get the same score, no matter how many tolerable taints a node has"),
-    pytest.param(TP(("foo", "Equal", "bar", PNS)),
-                 [TN("nodeA"), TN("nodeB", ("cpu-type", "arm64", PNS)), TN("nodeC", ("cpu-type", "arm64", PNS), ("disk-type", "ssd", PNS))], [100, 50, 0],
-                 id="the more intolerable taints a node has, the lower score it gets."),
-    pytest.param(TP(("cpu-type", "Equal", "arm64", "NoSchedule"), ("disk-type", "Equal", "ssd", "NoSchedule")),
-                 [TN("nodeA"), TN("nodeB", ("cpu-type", "arm64", "NoSchedule")), TN("nodeC", ("cpu-type", "arm64", PNS), ("disk-type", "ssd", PNS))], [100, 100, 0],
-                 id="only taints and tolerations that have effect PreferNoSchedule are checked by taints-tolerations priority function"),
-    pytest.param(TP(), [TN("nodeA"), TN("nodeB", ("cpu-type", "arm64", PNS))], [100, 0],
-                 id="Default behaviour No taints and tolerations, lands on node with no taints"),
+    pytest.param(
+        TP(("foo", "Equal", "bar", PNS)),
+        [TN("nodeA", ("foo", "bar", PNS)), TN("nodeB", ("foo", "blah", PNS))],
+        [100, 0],
+        id="node with taints tolerated by the pod, gets a higher score than those node with intolerable taints",
+    ),
+    pytest.param(
+        TP(("cpu-type", "Equal", "arm64", PNS), ("disk-type", "Equal", "ssd", PNS)),
+        [
+            TN("nodeA"),
+            TN("nodeB", ("cpu-type", "arm64", PNS)),
+            TN("nodeC", ("cpu-type", "arm64", PNS), ("disk-type", "ssd", PNS)),
+        ],
+        [100, 100, 100],
+        id="the nodes that all of their taints are tolerated by the pod, get the same score, no matter how many tolerable taints a node has",
+    ),
+    pytest.param(
+        TP(("foo", "Equal", "bar", PNS)),
+        [
+            TN("nodeA"),
+            TN("nodeB", ("cpu-type", "arm64", PNS)),
+            TN("nodeC", ("cpu-type", "arm64", PNS), ("disk-type", "ssd", PNS)),
+        ],
+        [100, 50, 0],
+        id="the more intolerable taints a node has, the lower score it gets.",
+    ),
+    pytest.param(
+        TP(("cpu-type", "Equal", "arm64", "NoSchedule"), ("disk-type", "Equal", "ssd", "NoSchedule")),
+        [
+            TN("nodeA"),
+            TN("nodeB", ("cpu-type", "arm64", "NoSchedule")),
+            TN("nodeC", ("cpu-type", "arm64", PNS), ("disk-type", "ssd", PNS)),
+        ],
+        [100, 100, 0],
+        id="only taints and tolerations that have effect PreferNoSchedule are checked by taints-tolerations priority function",
+    ),
+    pytest.param(
+        TP(),
+        [TN("nodeA"), TN("nodeB", ("cpu-type", "arm64", PNS))],
+        [100, 0],
+        id="Default behaviour No taints and tolerations, lands on node with no taints",
+    ),
 ]
 
 
@@ -228,7 +373,9 @@ def test_taint_toleration_score(incoming, nodes, want):
 
 
 def pref(weight: int, *exprs: tuple[str, str, list[str]]) -> PreferredSchedulingTerm:
-    return PreferredSchedulingTerm(weight, NodeSelectorTerm(tuple(NodeSelectorRequirement(k, o, tuple(v)) for k, o, v in exprs)))
+    return PreferredSchedulingTerm(
+        weight, NodeSelectorTerm(tuple(NodeSelectorRequirement(k, o, tuple(v)) for k, o, v in exprs))
+    )
 
 
 LABEL1 = {"foo": "bar"}
@@ -237,11 +384,13 @@ LABEL3 = {"az": "az1"}
 LABEL4 = {"abc": "az11", "def": "az22"}
 LABEL5 = {"foo": "bar", "key": "value", "az": "az1"}
 AFFINITY1 = Affinity(node_preferred=(pref(2, ("foo", "In", ["bar"])),))
-AFFINITY2 = Affinity(node_preferred=(
-    pref(2, ("foo", "In", ["bar"])),
-    pref(4, ("key", "In", ["value"])),
-    pref(5, ("foo", "In", ["bar"]), ("key", "In", ["value"]), ("az", "In", ["az1"])),
-))
+AFFINITY2 = Affinity(
+    node_preferred=(
+        pref(2, ("foo", "In", ["bar"])),
+        pref(4, ("key", "In", ["value"])),
+        pref(5, ("foo", "In", ["bar"]), ("key", "In", ["value"]), ("az", "In", ["az1"])),
+    )
+)
 
 
 def LN(name: str, labels: dict[str, str]):
@@ -249,15 +398,31 @@ def LN(name: str, labels: dict[str, str]):
 
 
 NODE_AFFINITY = [
-    pytest.param(P(), [LN("node1", LABEL1), LN("node2", LABEL2), LN("node3", LABEL3)], None,
-                 id="all nodes are same priority as NodeAffinity is nil"),
+    pytest.param(
+        P(),
+        [LN("node1", LABEL1), LN("node2", LABEL2), LN("node3", LABEL3)],
+        None,
+        id="all nodes are same priority as NodeAffinity is nil",
+    ),
     pytest.param(P(), [LN("node1", LABEL1)], None, id="Skip is returned in PreScore when NodeAffinity is nil"),
-    pytest.param(P(affinity=AFFINITY1), [LN("node1", LABEL4), LN("node2", LABEL2), LN("node3", LABEL3)], [0, 0, 0],
-                 id="no node matches preferred scheduling requirements in NodeAffinity of pod so all nodes' priority is zero"),
-    pytest.param(P(affinity=AFFINITY1), [LN("node1", LABEL1), LN("node2", LABEL2), LN("node3", LABEL3)], [100, 0, 0],
-                 id="only node1 matches the preferred scheduling requirements of pod"),
-    pytest.param(P(affinity=AFFINITY2), [LN("node1", LABEL1), LN("node5", LABEL5), LN("node2", LABEL2)], [18, 100, 36],
-                 id="all nodes matches the preferred scheduling requirements of pod but with different priorities "),
+    pytest.param(
+        P(affinity=AFFINITY1),
+        [LN("node1", LABEL4), LN("node2", LABEL2), LN("node3", LABEL3)],
+        [0, 0, 0],
+        id="no node matches preferred scheduling requirements in NodeAffinity of pod so all nodes' priority is zero",
+    ),
+    pytest.param(
+        P(affinity=AFFINITY1),
+        [LN("node1", LABEL1), LN("node2", LABEL2), LN("node3", LABEL3)],
+        [100, 0, 0],
+        id="only node1 matches the preferred scheduling requirements of pod",
+    ),
+    pytest.param(
+        P(affinity=AFFINITY2),
+        [LN("node1", LABEL1), LN("node5", LABEL5), LN("node2", LABEL2)],
+        [18, 100, 36],
+        id="all nodes matches the preferred scheduling requirements of pod but with different priorities ",
+    ),
 ]
 
 
@@ -290,14 +455,18 @@ def wterm(weight: int, key: str, *exprs, namespaces=(), ns_selector=None) -> Wei
 
 STAY_S1_REGION = Affinity(pod_affinity_preferred=(wterm(5, "region", ("security", "In", ["S1"])),))
 STAY_S2_REGION = Affinity(pod_affinity_preferred=(wterm(6, "region", ("security", "In", ["S2"])),))
-AFFINITY3 = Affinity(pod_affinity_preferred=(
-    wterm(8, "region", ("security", "NotIn", ["S1"]), ("security", "In", ["S2"])),
-    wterm(2, "region", ("security", "Exists", []), ("wrongkey", "DoesNotExist", [])),
-))
-HARD_AFFINITY = Affinity(pod_affinity_required=(
-    term(sel(None, ("security", "In", ["S1", "value2"])), "region"),
-    term(sel(None, ("security", "Exists", []), ("wrongkey", "DoesNotExist", [])), "region"),
-))
+AFFINITY3 = Affinity(
+    pod_affinity_preferred=(
+        wterm(8, "region", ("security", "NotIn", ["S1"]), ("security", "In", ["S2"])),
+        wterm(2, "region", ("security", "Exists", []), ("wrongkey", "DoesNotExist", [])),
+    )
+)
+HARD_AFFINITY = Affinity(
+    pod_affinity_required=(
+        term(sel(None, ("security", "In", ["S1", "value2"])), "region"),
+        term(sel(None, ("security", "Exists", []), ("wrongkey", "DoesNotExist", [])), "region"),
+    )
+)
 AWAY_S1_AZ = Affinity(pod_anti_affinity_preferred=(wterm(5, "az", ("security", "In", ["S1"])),))
 AWAY_S2_AZ = Affinity(pod_anti_affinity_preferred=(wterm(5, "az", ("security", "In", ["S2"])),))
 STAY_S1_REGION_AWAY_S2_AZ = Affinity(
@@ -305,8 +474,16 @@ STAY_S1_REGION_AWAY_S2_AZ = Affinity(
     pod_anti_affinity_preferred=(wterm(5, "az", ("security", "In", ["S2"])),),
 )
 TEAM1 = sel(None, ("team", "In", ["team1"]))
-AFFINITY_NS_SELECTOR = Affinity(pod_affinity_preferred=(wterm(5, "region", ("security", "In", ["S1"]), namespaces=["subteam2.team2"], ns_selector=TEAM1),))
-ANTI_AFFINITY_NS_SELECTOR = Affinity(pod_anti_affinity_preferred=(wterm(5, "region", ("security", "In", ["S1"]), namespaces=["subteam2.team2"], ns_selector=TEAM1),))
+AFFINITY_NS_SELECTOR = Affinity(
+    pod_affinity_preferred=(
+        wterm(5, "region", ("security", "In", ["S1"]), namespaces=["subteam2.team2"], ns_selector=TEAM1),
+    )
+)
+ANTI_AFFINITY_NS_SELECTOR = Affinity(
+    pod_anti_affinity_preferred=(
+        wterm(5, "region", ("security", "In", ["S1"]), namespaces=["subteam2.team2"], ns_selector=TEAM1),
+    )
+)
 NAMESPACES = {
     "subteam1.team1": {"team": "team1"},
     "subteam2.team1": {"team": "team1"},
@@ -316,68 +493,163 @@ NAMESPACES = {
 
 
 def E(node_name: str, labels=None, affinity=None, ns: str = "default", name: str = ""):
-    return pod(name or f"e-{node_name}-{id(labels)}-{id(affinity)}", labels or {}, node_name=node_name, affinity=affinity, namespace=ns)
+    return pod(
+        name or f"e-{node_name}-{id(labels)}-{id(affinity)}",
+        labels or {},
+        node_name=node_name,
+        affinity=affinity,
+        namespace=ns,
+    )
 
 
 def existing(*specs):
-    return [pod(f"e{i}", s[1] or {}, node_name=s[0], affinity=s[2] if len(s) > 2 else None, namespace=s[3] if len(s) > 3 else "default") for i, s in enumerate(specs)]
+    return [
+        pod(
+            f"e{i}",
+            s[1] or {},
+            node_name=s[0],
+            affinity=s[2] if len(s) > 2 else None,
+            namespace=s[3] if len(s) > 3 else "default",
+        )
+        for i, s in enumerate(specs)
+    ]
 
 
 INTERPOD = [
-    pytest.param(P(labels=S1), [], [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)], None,
-                 id="all nodes are same priority as Affinity is nil"),
-    pytest.param(P(labels=S1, affinity=STAY_S1_REGION), existing(("node1", S1), ("node2", S2), ("node3", S1)),
-                 [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)], [100, 0, 0],
-                 id="Affinity: pod that matches topology key & pods in nodes will get high score comparing to others"
-                    "which doesn't match either pods in nodes or in topology key"),
-    pytest.param(P(affinity=STAY_S1_REGION), existing(("node1", S1)),
-                 [LN("node1", RG_CHINA), LN("node2", RG_CHINA_AZ1), LN("node3", RG_INDIA)], [100, 100, 0],
-                 id="All the nodes that have the same topology key & label value with one of them has an existing pod that match the affinity rules, have the same score"),
-    pytest.param(P(labels=S1, affinity=STAY_S2_REGION),
-                 existing(("node1", S2), ("node1", S2), ("node2", S2), ("node3", S2), ("node4", S2), ("node5", S2)),
-                 [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", RG_CHINA), LN("node4", RG_CHINA), LN("node5", RG_INDIA)], [100, 0, 100, 100, 0],
-                 id="Affinity: nodes in one region has more matching pods comparing to other region, so the region which has more matches will get high score"),
-    pytest.param(P(labels=S1, affinity=AFFINITY3), existing(("node1", S1), ("node2", S2), ("node3", S1)),
-                 [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)], [20, 100, 0],
-                 id="Affinity: different Label operators and values for pod affinity scheduling preference, including some match failures "),
-    pytest.param(P(labels=S2), existing(("node1", S1, STAY_S1_REGION), ("node2", S2, STAY_S2_REGION)),
-                 [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)], [0, 100, 0],
-                 id="Affinity symmetry: considered only the preferredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry"),
-    pytest.param(P(labels=S1, ns="subteam1.team1"), existing(("node1", S1, AFFINITY_NS_SELECTOR), ("node2", S2, STAY_S2_REGION)),
-                 [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)], [100, 0, 0],
-                 id="Affinity symmetry with namespace selector"),
-    pytest.param(P(labels=S1, ns="subteam1.team1"), existing(("node1", S1, ANTI_AFFINITY_NS_SELECTOR), ("node2", S2, STAY_S2_REGION)),
-                 [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)], [0, 100, 100],
-                 id="AntiAffinity symmetry with namespace selector"),
-    pytest.param(P(labels=S1), existing(("node1", S1, HARD_AFFINITY), ("node2", S2, HARD_AFFINITY)),
-                 [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)], [100, 100, 0],
-                 id="Affinity symmetry: considered RequiredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry"),
-    pytest.param(P(labels=S1, affinity=AWAY_S1_AZ), existing(("node1", S1), ("node2", S2)),
-                 [LN("node1", AZ1), LN("node2", RG_CHINA)], [0, 100],
-                 id="Anti Affinity: pod that does not match existing pods in node will get high score "),
-    pytest.param(P(labels=S1, affinity=AWAY_S1_AZ), existing(("node1", S1), ("node2", S1)),
-                 [LN("node1", AZ1), LN("node2", RG_CHINA)], [0, 100],
-                 id="Anti Affinity: pod that does not match topology key & match the pods in nodes will get higher score comparing to others "),
-    pytest.param(P(labels=S1, affinity=AWAY_S1_AZ), existing(("node1", S1), ("node1", S1), ("node2", S2)),
-                 [LN("node1", AZ1), LN("node2", RG_INDIA)], [0, 100],
-                 id="Anti Affinity: one node has more matching pods comparing to other node, so the node which has more unmatches will get high score"),
-    pytest.param(P(labels=S2), existing(("node1", S1, AWAY_S2_AZ), ("node2", S2, AWAY_S1_AZ)),
-                 [LN("node1", AZ1), LN("node2", AZ2)], [0, 100],
-                 id="Anti Affinity symmetry: the existing pods in node which has anti affinity match will get high score"),
-    pytest.param(P(labels=S1, affinity=STAY_S1_REGION_AWAY_S2_AZ), existing(("node1", S1), ("node2", S1)),
-                 [LN("node1", RG_CHINA), LN("node2", AZ1)], [100, 0],
-                 id="Affinity and Anti Affinity: considered only preferredDuringSchedulingIgnoredDuringExecution in both pod affinity & anti affinity"),
-    pytest.param(P(labels=S1, affinity=STAY_S1_REGION_AWAY_S2_AZ),
-                 existing(("node1", S1), ("node1", S1), ("node2", S1), ("node3", S1), ("node3", S1), ("node4", S1), ("node5", S1)),
-                 [LN("node1", RG_CHINA_AZ1), LN("node2", RG_INDIA), LN("node3", RG_CHINA), LN("node4", RG_CHINA), LN("node5", RG_INDIA)], [100, 0, 100, 100, 0],
-                 id="Affinity and Anti Affinity: considering both affinity and anti-affinity, the pod to schedule and existing pods have the same labels"),
-    pytest.param(P(labels=S1, affinity=STAY_S1_REGION_AWAY_S2_AZ),
-                 existing(("node1", S1), ("node2", S2), ("node3", None, STAY_S1_REGION_AWAY_S2_AZ), ("node4", None, AWAY_S1_AZ)),
-                 [LN("node1", RG_CHINA), LN("node2", AZ1), LN("node3", RG_INDIA), LN("node4", AZ2)], [100, 0, 100, 0],
-                 id="Affinity and Anti Affinity and symmetry: considered only preferredDuringSchedulingIgnoredDuringExecution in both pod affinity & anti affinity & symmetry"),
-    pytest.param(P(labels=S1), existing(("node1", S1), ("node2", None, STAY_S1_REGION_AWAY_S2_AZ)),
-                 [LN("node1", RG_CHINA), LN("node2", RG_CHINA)], [0, 0],
-                 id="Avoid panic when partial nodes in a topology don't have pods with affinity"),
+    pytest.param(
+        P(labels=S1),
+        [],
+        [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)],
+        None,
+        id="all nodes are same priority as Affinity is nil",
+    ),
+    pytest.param(
+        P(labels=S1, affinity=STAY_S1_REGION),
+        existing(("node1", S1), ("node2", S2), ("node3", S1)),
+        [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)],
+        [100, 0, 0],
+        id="Affinity: pod that matches topology key & pods in nodes will get high score comparing to others"
+        "which doesn't match either pods in nodes or in topology key",
+    ),
+    pytest.param(
+        P(affinity=STAY_S1_REGION),
+        existing(("node1", S1)),
+        [LN("node1", RG_CHINA), LN("node2", RG_CHINA_AZ1), LN("node3", RG_INDIA)],
+        [100, 100, 0],
+        id="All the nodes that have the same topology key & label value with one of them has an existing pod that match the affinity rules, have the same score",
+    ),
+    pytest.param(
+        P(labels=S1, affinity=STAY_S2_REGION),
+        existing(("node1", S2), ("node1", S2), ("node2", S2), ("node3", S2), ("node4", S2), ("node5", S2)),
+        [
+            LN("node1", RG_CHINA),
+            LN("node2", RG_INDIA),
+            LN("node3", RG_CHINA),
+            LN("node4", RG_CHINA),
+            LN("node5", RG_INDIA),
+        ],
+        [100, 0, 100, 100, 0],
+        id="Affinity: nodes in one region has more matching pods comparing to other region, so the region which has more matches will get high score",
+    ),
+    pytest.param(
+        P(labels=S1, affinity=AFFINITY3),
+        existing(("node1", S1), ("node2", S2), ("node3", S1)),
+        [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)],
+        [20, 100, 0],
+        id="Affinity: different Label operators and values for pod affinity scheduling preference, including some match failures ",
+    ),
+    pytest.param(
+        P(labels=S2),
+        existing(("node1", S1, STAY_S1_REGION), ("node2", S2, STAY_S2_REGION)),
+        [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)],
+        [0, 100, 0],
+        id="Affinity symmetry: considered only the preferredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry",
+    ),
+    pytest.param(
+        P(labels=S1, ns="subteam1.team1"),
+        existing(("node1", S1, AFFINITY_NS_SELECTOR), ("node2", S2, STAY_S2_REGION)),
+        [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)],
+        [100, 0, 0],
+        id="Affinity symmetry with namespace selector",
+    ),
+    pytest.param(
+        P(labels=S1, ns="subteam1.team1"),
+        existing(("node1", S1, ANTI_AFFINITY_NS_SELECTOR), ("node2", S2, STAY_S2_REGION)),
+        [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)],
+        [0, 100, 100],
+        id="AntiAffinity symmetry with namespace selector",
+    ),
+    pytest.param(
+        P(labels=S1),
+        existing(("node1", S1, HARD_AFFINITY), ("node2", S2, HARD_AFFINITY)),
+        [LN("node1", RG_CHINA), LN("node2", RG_INDIA), LN("node3", AZ1)],
+        [100, 100, 0],
+        id="Affinity symmetry: considered RequiredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry",
+    ),
+    pytest.param(
+        P(labels=S1, affinity=AWAY_S1_AZ),
+        existing(("node1", S1), ("node2", S2)),
+        [LN("node1", AZ1), LN("node2", RG_CHINA)],
+        [0, 100],
+        id="Anti Affinity: pod that does not match existing pods in node will get high score ",
+    ),
+    pytest.param(
+        P(labels=S1, affinity=AWAY_S1_AZ),
+        existing(("node1", S1), ("node2", S1)),
+        [LN("node1", AZ1), LN("node2", RG_CHINA)],
+        [0, 100],
+        id="Anti Affinity: pod that does not match topology key & match the pods in nodes will get higher score comparing to others ",
+    ),
+    pytest.param(
+        P(labels=S1, affinity=AWAY_S1_AZ),
+        existing(("node1", S1), ("node1", S1), ("node2", S2)),
+        [LN("node1", AZ1), LN("node2", RG_INDIA)],
+        [0, 100],
+        id="Anti Affinity: one node has more matching pods comparing to other node, so the node which has more unmatches will get high score",
+    ),
+    pytest.param(
+        P(labels=S2),
+        existing(("node1", S1, AWAY_S2_AZ), ("node2", S2, AWAY_S1_AZ)),
+        [LN("node1", AZ1), LN("node2", AZ2)],
+        [0, 100],
+        id="Anti Affinity symmetry: the existing pods in node which has anti affinity match will get high score",
+    ),
+    pytest.param(
+        P(labels=S1, affinity=STAY_S1_REGION_AWAY_S2_AZ),
+        existing(("node1", S1), ("node2", S1)),
+        [LN("node1", RG_CHINA), LN("node2", AZ1)],
+        [100, 0],
+        id="Affinity and Anti Affinity: considered only preferredDuringSchedulingIgnoredDuringExecution in both pod affinity & anti affinity",
+    ),
+    pytest.param(
+        P(labels=S1, affinity=STAY_S1_REGION_AWAY_S2_AZ),
+        existing(
+            ("node1", S1), ("node1", S1), ("node2", S1), ("node3", S1), ("node3", S1), ("node4", S1), ("node5", S1)
+        ),
+        [
+            LN("node1", RG_CHINA_AZ1),
+            LN("node2", RG_INDIA),
+            LN("node3", RG_CHINA),
+            LN("node4", RG_CHINA),
+            LN("node5", RG_INDIA),
+        ],
+        [100, 0, 100, 100, 0],
+        id="Affinity and Anti Affinity: considering both affinity and anti-affinity, the pod to schedule and existing pods have the same labels",
+    ),
+    pytest.param(
+        P(labels=S1, affinity=STAY_S1_REGION_AWAY_S2_AZ),
+        existing(("node1", S1), ("node2", S2), ("node3", None, STAY_S1_REGION_AWAY_S2_AZ), ("node4", None, AWAY_S1_AZ)),
+        [LN("node1", RG_CHINA), LN("node2", AZ1), LN("node3", RG_INDIA), LN("node4", AZ2)],
+        [100, 0, 100, 0],
+        id="Affinity and Anti Affinity and symmetry: considered only preferredDuringSchedulingIgnoredDuringExecution in both pod affinity & anti affinity & symmetry",
+    ),
+    pytest.param(
+        P(labels=S1),
+        existing(("node1", S1), ("node2", None, STAY_S1_REGION_AWAY_S2_AZ)),
+        [LN("node1", RG_CHINA), LN("node2", RG_CHINA)],
+        [0, 0],
+        id="Avoid panic when partial nodes in a topology don't have pods with affinity",
+    ),
 ]
 
 
@@ -426,79 +698,187 @@ def spread_case(incoming, nodes, pods, want, *, failed=(), id):
 
 
 SPREAD = [
-    spread_case(SP(SC(1, LABEL_HOSTNAME, FOO)), [HN("node-a"), HN("node-b")], [], [100, 100], id="one constraint on node, no existing pods"),
-    spread_case(SP(SC(1, LABEL_HOSTNAME, FOO)), [HN("node-a")], foo_pods("node-a", "node-a", "node-b"), [100], failed=[HN("node-b")],
-                id="one constraint on node, only one node is candidate"),
-    spread_case(SP(SC(1, LABEL_HOSTNAME, FOO)), [HN("node-a"), HN("node-b")], foo_pods("node-a", "node-b"), [100, 100],
-                id="one constraint on node, all nodes have the same number of matching pods"),
-    spread_case(SP(SC(1, LABEL_HOSTNAME, FOO)), [HN("node-a"), HN("node-b"), HN("node-c"), HN("node-d")],
-                foo_pods("node-a", "node-a", "node-b", "node-d", "node-d", "node-d"), [20, 60, 100, 0],
-                id="one constraint on node, all 4 nodes are candidates"),
-    spread_case(SP(SC(1, LABEL_HOSTNAME, None)), [HN("node-a"), HN("node-b"), HN("node-c"), HN("node-d")],
-                foo_pods("node-a", "node-a", "node-b", "node-d", "node-d", "node-d"), [100, 100, 100, 100],
-                id="one constraint on node, null selector"),
-    spread_case(SP(SC(2, LABEL_HOSTNAME, FOO)), [HN("node-a"), HN("node-b"), HN("node-c"), HN("node-d")],
-                foo_pods("node-a", "node-a", "node-b", "node-d", "node-d", "node-d"), [33, 66, 100, 16],
-                id="one constraint on node, all 4 nodes are candidates, maxSkew=2"),
-    spread_case(SP(SC(3, LABEL_HOSTNAME, FOO)), [HN("node-a"), HN("node-b"), HN("node-c"), HN("node-d")],
-                foo_pods(*["node-a"] * 4, *["node-b"] * 3, *["node-c"] * 2, "node-d"), [44, 66, 77, 100],
-                id="one constraint on node, all 4 nodes are candidates, maxSkew=3"),
+    spread_case(
+        SP(SC(1, LABEL_HOSTNAME, FOO)),
+        [HN("node-a"), HN("node-b")],
+        [],
+        [100, 100],
+        id="one constraint on node, no existing pods",
+    ),
+    spread_case(
+        SP(SC(1, LABEL_HOSTNAME, FOO)),
+        [HN("node-a")],
+        foo_pods("node-a", "node-a", "node-b"),
+        [100],
+        failed=[HN("node-b")],
+        id="one constraint on node, only one node is candidate",
+    ),
+    spread_case(
+        SP(SC(1, LABEL_HOSTNAME, FOO)),
+        [HN("node-a"), HN("node-b")],
+        foo_pods("node-a", "node-b"),
+        [100, 100],
+        id="one constraint on node, all nodes have the same number of matching pods",
+    ),
+    spread_case(
+        SP(SC(1, LABEL_HOSTNAME, FOO)),
+        [HN("node-a"), HN("node-b"), HN("node-c"), HN("node-d")],
+        foo_pods("node-a", "node-a", "node-b", "node-d", "node-d", "node-d"),
+        [20, 60, 100, 0],
+        id="one constraint on node, all 4 nodes are candidates",
+    ),
+    spread_case(
+        SP(SC(1, LABEL_HOSTNAME, None)),
+        [HN("node-a"), HN("node-b"), HN("node-c"), HN("node-d")],
+        foo_pods("node-a", "node-a", "node-b", "node-d", "node-d", "node-d"),
+        [100, 100, 100, 100],
+        id="one constraint on node, null selector",
+    ),
+    spread_case(
+        SP(SC(2, LABEL_HOSTNAME, FOO)),
+        [HN("node-a"), HN("node-b"), HN("node-c"), HN("node-d")],
+        foo_pods("node-a", "node-a", "node-b", "node-d", "node-d", "node-d"),
+        [33, 66, 100, 16],
+        id="one constraint on node, all 4 nodes are candidates, maxSkew=2",
+    ),
+    spread_case(
+        SP(SC(3, LABEL_HOSTNAME, FOO)),
+        [HN("node-a"), HN("node-b"), HN("node-c"), HN("node-d")],
+        foo_pods(*["node-a"] * 4, *["node-b"] * 3, *["node-c"] * 2, "node-d"),
+        [44, 66, 77, 100],
+        id="one constraint on node, all 4 nodes are candidates, maxSkew=3",
+    ),
     # Upstream: a Service selecting foo="" gives the system default constraints their selector.
     # planner approximates DefaultSelector with the pod's controller: a ReplicaSet-owned pod.
-    spread_case(P("p", labels={"foo": ""}, owner=OwnerRef("ReplicaSet", "rs")), [HN("node-a"), HN("node-b"), HN("node-c"), HN("node-d")],
-                foo_pods(*["node-a"] * 4, *["node-b"] * 3, *["node-c"] * 2, "node-d"), [44, 66, 77, 100],
-                id="system defaulting, nodes don't have zone, pods match service"),
-    spread_case(SP(SC(1, LABEL_HOSTNAME, FOO)), [HN("node-a"), HN("node-b"), HN("node-x")],
-                foo_pods(*["node-a"] * 4, "node-b", "node-b", "node-x", "node-y", "node-y", "node-y"), [33, 83, 100], failed=[HN("node-y")],
-                id="one constraint on node, 3 out of 4 nodes are candidates"),
-    spread_case(SP(SC(1, LABEL_HOSTNAME, FOO)), [HN("node-a"), node("node-b", {"n": "node-b"}, hostname_label=False), HN("node-x")],
-                foo_pods(*["node-a"] * 4, "node-b", "node-b", "node-x", "node-y", "node-y", "node-y"), [16, 0, 100], failed=[HN("node-y")],
-                id="one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match topology key"),
-    spread_case(SP(SC(1, "zone", FOO)), [ZN("node-a", "zone1"), ZN("node-b", "zone1"), ZN("node-x", "zone2")],
-                foo_pods(*["node-a"] * 4, "node-b", "node-b", "node-x", "node-y", "node-y", "node-y"), [75, 75, 100], failed=[ZN("node-y", "zone2")],
-                id="one constraint on zone, 3 out of 4 nodes are candidates"),
-    spread_case(SP(SC(1, "zone", FOO), SC(1, LABEL_HOSTNAME, FOO)), [ZN("node-a", "zone1"), ZN("node-x", "zone2")],
-                foo_pods("node-a", "node-a", "node-b", "node-x", "node-x", *["node-y"] * 4), [100, 63],
-                failed=[ZN("node-b", "zone1"), ZN("node-y", "zone2")],
-                id="two Constraints on zone and node, 2 out of 4 nodes are candidates"),
-    spread_case(SP(SC(1, "zone", FOO), SC(1, LABEL_HOSTNAME, BAR), labels={"foo": "", "bar": ""}),
-                [ZN("node-a", "zone1"), ZN("node-b", "zone1"), ZN("node-x", "zone2"), ZN("node-y", "zone2")],
-                [pod("p-a1", {"foo": ""}, node_name="node-a"), pod("p-b1", {"foo": "", "bar": ""}, node_name="node-b"),
-                 pod("p-y1", {"foo": ""}, node_name="node-y"), pod("p-y2", {"bar": ""}, node_name="node-y")], [60, 20, 100, 60],
-                id="two Constraints on zone and node, with different labelSelectors"),
-    spread_case(SP(SC(1, "zone", FOO), SC(1, LABEL_HOSTNAME, BAR), labels={"foo": "", "bar": ""}),
-                [ZN("node-a", "zone1"), ZN("node-b", "zone1"), ZN("node-x", "zone2"), ZN("node-y", "zone2")],
-                [pod("p-b1", {"bar": ""}, node_name="node-b"), pod("p-x1", {"foo": ""}, node_name="node-x"),
-                 pod("p-y1", {"foo": "", "bar": ""}, node_name="node-y")], [100, 60, 40, 0],
-                id="two Constraints on zone and node, with different labelSelectors, some nodes have 0 pods"),
-    spread_case(SP(SC(1, "zone", FOO), SC(1, LABEL_HOSTNAME, BAR), labels={"foo": "", "bar": ""}),
-                [ZN("node-a", "zone1"), ZN("node-b", "zone1"), ZN("node-x", "zone2")],
-                [pod("p-a1", {"foo": ""}, node_name="node-a"), pod("p-b1", {"foo": "", "bar": ""}, node_name="node-b"),
-                 pod("p-y1", {"foo": ""}, node_name="node-y"), pod("p-y2", {"bar": ""}, node_name="node-y")], [50, 25, 100],
-                failed=[ZN("node-y", "zone2")],
-                id="two Constraints on zone and node, with different labelSelectors, 3 out of 4 nodes are candidates"),
-    spread_case(SP(SC(1, LABEL_HOSTNAME, FOO)), [HN("node-a"), HN("node-b")],
-                foo_pods("node-a", ns="ns1") + [pod("p-a2", {"foo": ""}, node_name="node-a"), pod("p-b1", {"foo": ""}, node_name="node-b"),
-                                                pod("p-b2", {"foo": ""}, node_name="node-b")], [100, 33],
-                id="existing pods in a different namespace do not count"),
-    spread_case(SP(SC(1, LABEL_HOSTNAME, FOO)), [HN("node-a"), HN("node-b")],
-                [pod("p-a", {"foo": ""}, node_name="node-a", terminating=True), pod("p-b", {"foo": ""}, node_name="node-b")], [100, 0],
-                id="terminating Pods should be excluded"),
-    spread_case(SP(SC(2, "node", FOO, min_domains=10)), [KN("node-a"), KN("node-b"), KN("node-c")],
-                foo_pods("node-a", "node-a", "node-b", "node-b", "node-c"), [75, 75, 100],
-                id="minDomains has no effect when ScheduleAnyway"),
-    spread_case(SP(SC(1, "node", FOO), node_selector={"foo": ""}), [KN("node-a", foo=""), KN("node-b", foo=""), KN("node-c")],
-                foo_pods("node-a", "node-a", "node-b", "node-c"), [0, 33, 100],
-                id="NodeAffinityPolicy honoed with labelSelectors"),
-    spread_case(SP(SC(1, "node", FOO, node_affinity_policy="Ignore"), node_selector={"foo": ""}), [KN("node-a", foo=""), KN("node-b", foo=""), KN("node-c")],
-                foo_pods("node-a", "node-a", "node-b", "node-c"), [66, 100, 100],
-                id="NodeAffinityPolicy ignored with labelSelectors"),
-    spread_case(SP(SC(1, "node", FOO, node_taints_policy="Honor")), [KN("node-a"), KN("node-b"), KN("node-c", taints=NOT_SCHEDULABLE)],
-                foo_pods("node-a", "node-a", "node-b", "node-c"), [0, 33, 100],
-                id="NodeTaintsPolicy honored"),
-    spread_case(SP(SC(1, "node", FOO)), [KN("node-a"), KN("node-b"), KN("node-c", taints=NOT_SCHEDULABLE)],
-                foo_pods("node-a", "node-a", "node-b", "node-c"), [66, 100, 100],
-                id="NodeTaintsPolicy ignored"),
+    spread_case(
+        P("p", labels={"foo": ""}, owner=OwnerRef("ReplicaSet", "rs")),
+        [HN("node-a"), HN("node-b"), HN("node-c"), HN("node-d")],
+        foo_pods(*["node-a"] * 4, *["node-b"] * 3, *["node-c"] * 2, "node-d"),
+        [44, 66, 77, 100],
+        id="system defaulting, nodes don't have zone, pods match service",
+    ),
+    spread_case(
+        SP(SC(1, LABEL_HOSTNAME, FOO)),
+        [HN("node-a"), HN("node-b"), HN("node-x")],
+        foo_pods(*["node-a"] * 4, "node-b", "node-b", "node-x", "node-y", "node-y", "node-y"),
+        [33, 83, 100],
+        failed=[HN("node-y")],
+        id="one constraint on node, 3 out of 4 nodes are candidates",
+    ),
+    spread_case(
+        SP(SC(1, LABEL_HOSTNAME, FOO)),
+        [HN("node-a"), node("node-b", {"n": "node-b"}, hostname_label=False), HN("node-x")],
+        foo_pods(*["node-a"] * 4, "node-b", "node-b", "node-x", "node-y", "node-y", "node-y"),
+        [16, 0, 100],
+        failed=[HN("node-y")],
+        id="one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match topology key",
+    ),
+    spread_case(
+        SP(SC(1, "zone", FOO)),
+        [ZN("node-a", "zone1"), ZN("node-b", "zone1"), ZN("node-x", "zone2")],
+        foo_pods(*["node-a"] * 4, "node-b", "node-b", "node-x", "node-y", "node-y", "node-y"),
+        [75, 75, 100],
+        failed=[ZN("node-y", "zone2")],
+        id="one constraint on zone, 3 out of 4 nodes are candidates",
+    ),
+    spread_case(
+        SP(SC(1, "zone", FOO), SC(1, LABEL_HOSTNAME, FOO)),
+        [ZN("node-a", "zone1"), ZN("node-x", "zone2")],
+        foo_pods("node-a", "node-a", "node-b", "node-x", "node-x", *["node-y"] * 4),
+        [100, 63],
+        failed=[ZN("node-b", "zone1"), ZN("node-y", "zone2")],
+        id="two Constraints on zone and node, 2 out of 4 nodes are candidates",
+    ),
+    spread_case(
+        SP(SC(1, "zone", FOO), SC(1, LABEL_HOSTNAME, BAR), labels={"foo": "", "bar": ""}),
+        [ZN("node-a", "zone1"), ZN("node-b", "zone1"), ZN("node-x", "zone2"), ZN("node-y", "zone2")],
+        [
+            pod("p-a1", {"foo": ""}, node_name="node-a"),
+            pod("p-b1", {"foo": "", "bar": ""}, node_name="node-b"),
+            pod("p-y1", {"foo": ""}, node_name="node-y"),
+            pod("p-y2", {"bar": ""}, node_name="node-y"),
+        ],
+        [60, 20, 100, 60],
+        id="two Constraints on zone and node, with different labelSelectors",
+    ),
+    spread_case(
+        SP(SC(1, "zone", FOO), SC(1, LABEL_HOSTNAME, BAR), labels={"foo": "", "bar": ""}),
+        [ZN("node-a", "zone1"), ZN("node-b", "zone1"), ZN("node-x", "zone2"), ZN("node-y", "zone2")],
+        [
+            pod("p-b1", {"bar": ""}, node_name="node-b"),
+            pod("p-x1", {"foo": ""}, node_name="node-x"),
+            pod("p-y1", {"foo": "", "bar": ""}, node_name="node-y"),
+        ],
+        [100, 60, 40, 0],
+        id="two Constraints on zone and node, with different labelSelectors, some nodes have 0 pods",
+    ),
+    spread_case(
+        SP(SC(1, "zone", FOO), SC(1, LABEL_HOSTNAME, BAR), labels={"foo": "", "bar": ""}),
+        [ZN("node-a", "zone1"), ZN("node-b", "zone1"), ZN("node-x", "zone2")],
+        [
+            pod("p-a1", {"foo": ""}, node_name="node-a"),
+            pod("p-b1", {"foo": "", "bar": ""}, node_name="node-b"),
+            pod("p-y1", {"foo": ""}, node_name="node-y"),
+            pod("p-y2", {"bar": ""}, node_name="node-y"),
+        ],
+        [50, 25, 100],
+        failed=[ZN("node-y", "zone2")],
+        id="two Constraints on zone and node, with different labelSelectors, 3 out of 4 nodes are candidates",
+    ),
+    spread_case(
+        SP(SC(1, LABEL_HOSTNAME, FOO)),
+        [HN("node-a"), HN("node-b")],
+        foo_pods("node-a", ns="ns1")
+        + [
+            pod("p-a2", {"foo": ""}, node_name="node-a"),
+            pod("p-b1", {"foo": ""}, node_name="node-b"),
+            pod("p-b2", {"foo": ""}, node_name="node-b"),
+        ],
+        [100, 33],
+        id="existing pods in a different namespace do not count",
+    ),
+    spread_case(
+        SP(SC(1, LABEL_HOSTNAME, FOO)),
+        [HN("node-a"), HN("node-b")],
+        [pod("p-a", {"foo": ""}, node_name="node-a", terminating=True), pod("p-b", {"foo": ""}, node_name="node-b")],
+        [100, 0],
+        id="terminating Pods should be excluded",
+    ),
+    spread_case(
+        SP(SC(2, "node", FOO, min_domains=10)),
+        [KN("node-a"), KN("node-b"), KN("node-c")],
+        foo_pods("node-a", "node-a", "node-b", "node-b", "node-c"),
+        [75, 75, 100],
+        id="minDomains has no effect when ScheduleAnyway",
+    ),
+    spread_case(
+        SP(SC(1, "node", FOO), node_selector={"foo": ""}),
+        [KN("node-a", foo=""), KN("node-b", foo=""), KN("node-c")],
+        foo_pods("node-a", "node-a", "node-b", "node-c"),
+        [0, 33, 100],
+        id="NodeAffinityPolicy honoed with labelSelectors",
+    ),
+    spread_case(
+        SP(SC(1, "node", FOO, node_affinity_policy="Ignore"), node_selector={"foo": ""}),
+        [KN("node-a", foo=""), KN("node-b", foo=""), KN("node-c")],
+        foo_pods("node-a", "node-a", "node-b", "node-c"),
+        [66, 100, 100],
+        id="NodeAffinityPolicy ignored with labelSelectors",
+    ),
+    spread_case(
+        SP(SC(1, "node", FOO, node_taints_policy="Honor")),
+        [KN("node-a"), KN("node-b"), KN("node-c", taints=NOT_SCHEDULABLE)],
+        foo_pods("node-a", "node-a", "node-b", "node-c"),
+        [0, 33, 100],
+        id="NodeTaintsPolicy honored",
+    ),
+    spread_case(
+        SP(SC(1, "node", FOO)),
+        [KN("node-a"), KN("node-b"), KN("node-c", taints=NOT_SCHEDULABLE)],
+        foo_pods("node-a", "node-a", "node-b", "node-c"),
+        [66, 100, 100],
+        id="NodeTaintsPolicy ignored",
+    ),
 ]
 
 
@@ -511,15 +891,27 @@ def test_pod_topology_spread_score(incoming, nodes, failed, pods, want):
 def test_spread_skip_without_constraints_or_owner():
     nodes = [HN("node-a"), HN("node-b")]
     assert plugin("PodTopologySpread", P("p", labels={"foo": ""}), nodes) is None  # no owner, no Service model
-    assert plugin("PodTopologySpread", P("p", labels={}, owner=OwnerRef("ReplicaSet", "rs")), nodes) is None  # empty selector
-    assert plugin("PodTopologySpread", P("p", labels={"foo": ""}, owner=OwnerRef("Job", "j")), nodes) is None  # not an RC/RS/SS
+    assert (
+        plugin("PodTopologySpread", P("p", labels={}, owner=OwnerRef("ReplicaSet", "rs")), nodes) is None
+    )  # empty selector
+    assert (
+        plugin("PodTopologySpread", P("p", labels={"foo": ""}, owner=OwnerRef("Job", "j")), nodes) is None
+    )  # not an RC/RS/SS
 
 
 def test_spread_default_selector_drops_per_pod_labels():
     from planner.plugins.score_podtopologyspread import default_selector
 
-    p = P("web-0", labels={"app": "web", "statefulset.kubernetes.io/pod-name": "web-0", "apps.kubernetes.io/pod-index": "0",
-                    "controller-revision-hash": "web-abc"}, owner=OwnerRef("StatefulSet", "web"))
+    p = P(
+        "web-0",
+        labels={
+            "app": "web",
+            "statefulset.kubernetes.io/pod-name": "web-0",
+            "apps.kubernetes.io/pod-index": "0",
+            "controller-revision-hash": "web-abc",
+        },
+        owner=OwnerRef("StatefulSet", "web"),
+    )
     assert default_selector(p) == sel({"app": "web"})
 
 
@@ -569,7 +961,9 @@ def test_score_nodes_is_weighted_sum_of_explain():
 
 
 def _snapshot_copy(c: ClusterState) -> ClusterState:
-    return ClusterState([NodeInfo(ni.node, list(ni.pods)) for ni in c.node_infos], namespace_labels=dict(c.namespace_labels))
+    return ClusterState(
+        [NodeInfo(ni.node, list(ni.pods)) for ni in c.node_infos], namespace_labels=dict(c.namespace_labels)
+    )
 
 
 def test_caches_follow_add_and_remove():
@@ -605,7 +999,9 @@ def test_select_host_deterministic_per_seed():
     picks = [scoring.select_host(scores, random.Random(42)) for _ in range(5)]
     assert len(set(picks)) == 1
     rng1, rng2 = random.Random(3), random.Random(3)
-    assert [scoring.select_host(scores, rng1) for _ in range(50)] == [scoring.select_host(scores, rng2) for _ in range(50)]
+    assert [scoring.select_host(scores, rng1) for _ in range(50)] == [
+        scoring.select_host(scores, rng2) for _ in range(50)
+    ]
 
 
 def test_select_host_uniform_over_ties():
@@ -627,3 +1023,108 @@ def test_select_host_single_candidate_draws_nothing():
 def test_select_host_empty():
     with pytest.raises(ValueError):
         scoring.select_host({}, random.Random(0))
+
+
+# --------------------------------------------------------------------------- fast path == reference
+
+
+def _random_cluster(rng: random.Random):
+    zones = ["z0", "z1", "z2"]
+    nodes = []
+    for i in range(rng.randint(2, 14)):
+        labels = {}
+        if rng.random() < 0.85:
+            labels[LABEL_HOSTNAME] = f"n{i}"
+        if rng.random() < 0.8:
+            labels["topology.kubernetes.io/zone"] = rng.choice(zones)
+        if rng.random() < 0.3:
+            labels["disk"] = rng.choice(["ssd", "hdd"])
+        taints = []
+        if rng.random() < 0.3:
+            taints.append(Taint(rng.choice(["a", "b"]), "x", rng.choice([PNS, "NoSchedule"])))
+        nodes.append(
+            node(
+                f"n{i}",
+                labels,
+                cpu=rng.choice([0, 2000, 4000]),
+                memory=rng.choice([0, 2**32, 2**33]),
+                taints=taints,
+                hostname_label=False,
+            )
+        )
+    rs = OwnerRef("ReplicaSet", "rs")
+    apps = ["a", "b"]
+    pods = []
+    for j in range(rng.randint(0, 40)):
+        n = rng.choice(nodes).name
+        req = {}
+        if rng.random() < 0.7:
+            req["cpu"] = rng.choice([0, 100, 500, 1500])
+        if rng.random() < 0.7:
+            req["memory"] = rng.choice([0, 2**28, 2**30])
+        aff = None
+        if rng.random() < 0.15:
+            aff = rng.choice([STAY_S1_REGION, AWAY_S1_AZ, HARD_AFFINITY])
+        pods.append(
+            pod(
+                f"e{j}",
+                {"app": rng.choice(apps), "security": rng.choice(["S1", "S2"])},
+                node_name=n,
+                requests=req,
+                owner=rs,
+                terminating=rng.random() < 0.05,
+                namespace=rng.choice(["default", "default", "other"]),
+                affinity=aff,
+            )
+        )
+    return nodes, pods
+
+
+def _random_pod(rng: random.Random):
+    rs = OwnerRef("ReplicaSet", "rs")
+    req = {}
+    if rng.random() < 0.7:
+        req["cpu"] = rng.choice([0, 100, 700])
+    if rng.random() < 0.7:
+        req["memory"] = rng.choice([0, 2**29])
+    cons = []
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        cons.append(
+            spread(
+                rng.choice([LABEL_HOSTNAME, "topology.kubernetes.io/zone", "disk"]),
+                rng.randint(1, 3),
+                rng.choice([sel({"app": "a"}), sel(), None]),
+                when=rng.choice(["ScheduleAnyway", "DoNotSchedule"]),
+                node_affinity_policy=rng.choice(["Honor", "Ignore"]),
+                node_taints_policy=rng.choice(["Honor", "Ignore"]),
+            )
+        )
+    return pod(
+        "new",
+        {"app": rng.choice(["a", "b"])},
+        requests=req,
+        owner=rs if rng.random() < 0.7 else None,
+        spread=cons,
+        node_selector={"disk": "ssd"} if rng.random() < 0.2 else None,
+        tolerations=[Toleration(key="a", operator="Exists")] if rng.random() < 0.3 else (),
+        affinity=rng.choice([None, None, AFFINITY1, STAY_S1_REGION_AWAY_S2_AZ]),
+    )
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fast_path_equals_reference(seed):
+    rng = random.Random(seed)
+    nodes, pods = _random_cluster(rng)
+    c = cluster(nodes, pods)
+    for _ in range(4):
+        p = _random_pod(rng)
+        feasible = [n.name for n in nodes if rng.random() < 0.8] or [nodes[0].name]
+        explain = scoring.explain_scores(p, c, feasible)
+        for name, w in scoring.PLUGIN_WEIGHTS.items():
+            ref = scoring.plugin_scores(name, p, c, feasible)
+            want = [0] * len(feasible) if ref is None else [s * w for s in ref]
+            assert [explain[n][name] for n in feasible] == want, name
+        # mutate the cluster between pods: the caches must follow
+        c.add_pod(pod(f"x{_}", {"app": "a"}, node_name=rng.choice(nodes).name, cpu=rng.choice([None, 300])))
+        if c.node_infos[0].pods:
+            c.remove_pod(c.node_infos[0].pods[0])

@@ -27,6 +27,9 @@ half does.
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import attrgetter
+
 from planner.domain import Pod, PodAffinityTerm, WeightedPodAffinityTerm
 from planner.framework import SKIP, ClusterState, NodeInfo
 from planner.plugins.interpodaffinity import AffinityTerm
@@ -34,6 +37,7 @@ from planner.plugins.interpodaffinity import AffinityTerm
 NAME = "InterPodAffinity"
 MAX_NODE_SCORE = 100
 HARD_POD_AFFINITY_WEIGHT = 1  # InterPodAffinityArgs default
+_with_affinity = attrgetter("pods_with_affinity")
 
 
 class _Incoming:
@@ -93,7 +97,11 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
 
     topology: dict[str, dict[str, int]] = {}
     touched = False
-    for ni in cluster.node_infos:
+    infos = cluster.node_infos
+    if not has_constraints:
+        # HavePodsWithAffinityList: only the nodes hosting pods with (anti-)affinity.
+        infos = list(compress(infos, map(_with_affinity, infos)))
+    for ni in infos:
         pods = ni.pods if has_constraints else ni.pods_with_affinity
         if not pods:
             continue

@@ -31,7 +31,9 @@ class ScoreError(Exception):
     """A PreScore/Score failure: kube-scheduler fails the scheduling attempt with it."""
 
 
-def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> tuple[tuple[int, tuple[NodeSelectorTerm, ...]], ...] | object:
+def pre_score(
+    pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]
+) -> tuple[tuple[int, tuple[NodeSelectorTerm, ...]], ...] | object:
     aff = pod.spec.affinity
     if aff is None or not aff.node_preferred:
         return SKIP

@@ -169,7 +169,9 @@ def balance(requested: list[int], allocatable: list[int]) -> int:
     return int((1 - std) * MAX_NODE_SCORE)
 
 
-def balanced_resource_scorer(requested: list[int], allocated: list[int], allocatable: list[int], formula: str | None = None) -> int:
+def balanced_resource_scorer(
+    requested: list[int], allocated: list[int], allocatable: list[int], formula: str | None = None
+) -> int:
     """balanced_allocation.go balancedResourceScorer (see the module docstring for the two formulas)."""
     with_pod = balance(requested, allocatable)
     if (formula or BALANCED_FORMULA) == "v1.35":

@@ -93,7 +93,9 @@ class Constraint:
 
     __slots__ = ("key", "max_skew", "selector", "affinity_policy", "taints_policy", "is_hostname")
 
-    def __init__(self, key: str, max_skew: int, selector: LabelSelector | None, affinity_policy: str, taints_policy: str) -> None:
+    def __init__(
+        self, key: str, max_skew: int, selector: LabelSelector | None, affinity_policy: str, taints_policy: str
+    ) -> None:
         self.key = key
         self.max_skew = max_skew
         self.selector = selector
@@ -107,7 +109,13 @@ def get_constraints(pod: Pod) -> tuple[list[Constraint], bool]:
     own = pod.spec.topology_spread_constraints
     if own:
         out = [
-            Constraint(c.topology_key, c.max_skew, effective_selector(c, pod.labels), c.node_affinity_policy, c.node_taints_policy)
+            Constraint(
+                c.topology_key,
+                c.max_skew,
+                effective_selector(c, pod.labels),
+                c.node_affinity_policy,
+                c.node_taints_policy,
+            )
             for c in own
             if c.when_unsatisfiable == SCHEDULE_ANYWAY
         ]

@@ -11,14 +11,19 @@ Ports of kube-scheduler v1.36 (kubernetes/kubernetes):
   Skip is left out of Score: it adds nothing) and RunScorePlugins (Score on every node, then
   NormalizeScore, then a range check of [0, MaxNodeScore] and the weight);
 * pkg/scheduler/schedule_one.go prioritizeNodes and selectHost: the node with the highest total,
-  ties broken uniformly by reservoir sampling (``rand.Intn(cntOfMaxScore) == 0`` replaces the
-  candidate).  Upstream skips scoring altogether when a single node is feasible; select_host then
-  returns it without drawing a random number either.
+  ties broken uniformly at random (upstream: a reservoir sample, ``rand.Intn(cntOfMaxScore) == 0``
+  replaces the candidate; here one seeded draw among the tied nodes, the same distribution).
+  Upstream skips scoring altogether when a single node is feasible; select_host then returns it
+  without drawing a random number either.
 
 The plugins live in planner/plugins/score_*.py, each with ``pre_score(pod, cluster, nodes)``
 (state, or ``SKIP``), ``score(state, pod, nodes)`` (one raw score per node, in order) and, for the
-plugins with a ScoreExtension, ``normalize(state, scores[, nodes])``.  PreScore work is done once
-per pod; Score is a loop over the feasible nodes with no per-node state allocation.
+plugins with a ScoreExtension, ``normalize(state, scores[, nodes])``: the reference
+implementations, tested against upstream's tables.  score_nodes and explain_scores run
+NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration and PodTopologySpread through
+their vectorised equivalents in planner/plugins/score_arrays.py (per-node arrays kept on the
+ClusterState and revalidated incrementally, PreScore once per pod), which a randomised test holds
+equal to the reference; the others run their reference implementation (cheap when they skip).
 
 API (what the replay simulator calls)::
 
@@ -35,9 +40,12 @@ import random
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 from planner.domain import Pod
 from planner.framework import SKIP, ClusterState, NodeInfo
 from planner.plugins import (
+    score_arrays,
     score_imagelocality,
     score_interpodaffinity,
     score_nodeaffinity,
@@ -54,7 +62,15 @@ MIN_NODE_SCORE = 0
 class _Plugin:
     __slots__ = ("name", "weight", "pre_score", "score", "normalize", "normalize_takes_nodes")
 
-    def __init__(self, name: str, weight: int, pre_score: Any, score: Any, normalize: Any = None, normalize_takes_nodes: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        weight: int,
+        pre_score: Any,
+        score: Any,
+        normalize: Any = None,
+        normalize_takes_nodes: bool = False,
+    ) -> None:
         self.name = name
         self.weight = weight
         self.pre_score = pre_score
@@ -74,13 +90,24 @@ PLUGINS: tuple[_Plugin, ...] = (
     _Plugin(score_noderesources.FIT_NAME, 1, score_noderesources.fit_pre_score, score_noderesources.fit_score),
     _mod(score_podtopologyspread, score_podtopologyspread.NAME, 2, takes_nodes=True),
     _mod(score_interpodaffinity, score_interpodaffinity.NAME, 2),
-    _Plugin(score_noderesources.BALANCED_NAME, 1, score_noderesources.balanced_pre_score, score_noderesources.balanced_score),
+    _Plugin(
+        score_noderesources.BALANCED_NAME, 1, score_noderesources.balanced_pre_score, score_noderesources.balanced_score
+    ),
     _mod(score_imagelocality, score_imagelocality.NAME, 1),
 )
 
 PLUGIN_WEIGHTS: dict[str, int] = {p.name: p.weight for p in PLUGINS}
 
-__all__ = ["PLUGINS", "PLUGIN_WEIGHTS", "ScoreError", "explain_scores", "plugin_scores", "run_score_plugins", "score_nodes", "select_host"]
+__all__ = [
+    "PLUGINS",
+    "PLUGIN_WEIGHTS",
+    "ScoreError",
+    "explain_scores",
+    "plugin_scores",
+    "run_score_plugins",
+    "score_nodes",
+    "select_host",
+]
 
 
 def _node_infos(cluster: ClusterState, feasible: list[str]) -> list[NodeInfo]:
@@ -91,47 +118,79 @@ def _node_infos(cluster: ClusterState, feasible: list[str]) -> list[NodeInfo]:
         raise ValueError(f"feasible node {e.args[0]!r} is not in the cluster") from None
 
 
-def run_score_plugins(pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[tuple[str, list[int] | None]]:
+def _weighted(name: str, scores: Any, weight: int) -> np.ndarray:
+    a = np.asarray(scores, dtype=np.int64)
+    if a.size and (int(a.max()) > MAX_NODE_SCORE or int(a.min()) < MIN_NODE_SCORE):
+        bad = int(a.max()) if int(a.max()) > MAX_NODE_SCORE else int(a.min())
+        raise ScoreError(
+            f"plugin {name!r} returns an invalid score {bad}, it should in the range of "
+            f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+        )
+    return a * weight if weight != 1 else a
+
+
+# The plugins with a vectorised Score (planner/plugins/score_arrays.py); the others run their
+# reference implementation, which is cheap when they skip (no preferred node affinity, no pod
+# (anti-)affinity anywhere) and exact always.
+_FAST = {
+    score_tainttoleration.NAME: score_arrays.taint,
+    score_noderesources.FIT_NAME: score_arrays.fit,
+    score_podtopologyspread.NAME: score_arrays.spread,
+    score_noderesources.BALANCED_NAME: score_arrays.balanced,
+}
+
+
+def _run(pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[tuple[str, np.ndarray | None]]:
     """RunPreScorePlugins + RunScorePlugins: (plugin, weighted scores in ``feasible`` order), or
     (plugin, None) for a plugin whose PreScore returned Skip."""
-    nodes = _node_infos(cluster, feasible)
-    out: list[tuple[str, list[int] | None]] = []
-    if not nodes:
-        return [(p.name, []) for p in PLUGINS]
+    if not feasible:
+        return [(p.name, np.zeros(0, dtype=np.int64)) for p in PLUGINS]
+    arr = score_arrays.arrays(cluster)
+    idx = arr.positions(feasible)
+    nodes: list[NodeInfo] | None = None
+    out: list[tuple[str, np.ndarray | None]] = []
     for p in PLUGINS:
-        state = p.pre_score(pod, cluster, nodes)
+        fast = _FAST.get(p.name)
+        if fast is not None:
+            scores = fast(arr, idx, pod)
+            out.append((p.name, None if scores is None else _weighted(p.name, scores, p.weight)))
+            continue
+        if p.name == score_imagelocality.NAME:
+            out.append((p.name, np.zeros(len(feasible), dtype=np.int64)))  # no node images: 0
+            continue
+        # NodeAffinity's and InterPodAffinity's PreScore do not look at the node list.
+        state = p.pre_score(pod, cluster, nodes if nodes is not None else [])
         if state is SKIP:
             out.append((p.name, None))
             continue
+        if nodes is None:
+            infos = arr.infos
+            nodes = [infos[i] for i in idx.tolist()]  # type: ignore[index]
         scores = p.score(state, pod, nodes)
         if p.normalize is not None:
             scores = p.normalize(state, scores, nodes) if p.normalize_takes_nodes else p.normalize(state, scores)
-        w = p.weight
-        for s in scores:
-            if s > MAX_NODE_SCORE or s < MIN_NODE_SCORE:
-                raise ScoreError(
-                    f"plugin {p.name!r} returns an invalid score {s}, it should in the range of "
-                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-                )
-        out.append((p.name, [s * w for s in scores] if w != 1 else scores))
+        out.append((p.name, _weighted(p.name, scores, p.weight)))
     return out
+
+
+def run_score_plugins(pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[tuple[str, list[int] | None]]:
+    """(plugin, weighted scores in ``feasible`` order) per default score plugin, None when skipped."""
+    return [(name, None if s is None else s.tolist()) for name, s in _run(pod, cluster, feasible)]
 
 
 def score_nodes(pod: Pod, cluster: ClusterState, feasible: list[str]) -> dict[str, int]:
     """Total weighted score of every feasible node (prioritizeNodes' NodePluginScores.TotalScore)."""
-    totals = [0] * len(feasible)
-    for _name, scores in run_score_plugins(pod, cluster, feasible):
-        if scores is None:
-            continue
-        totals = [a + b for a, b in zip(totals, scores)]
-    return dict(zip(feasible, totals))
+    total = np.zeros(len(feasible), dtype=np.int64)
+    for _name, scores in _run(pod, cluster, feasible):
+        if scores is not None:
+            total += scores
+    return dict(zip(feasible, total.tolist()))
 
 
 def explain_scores(pod: Pod, cluster: ClusterState, feasible: list[str]) -> dict[str, dict[str, int]]:
     """Per node, each default score plugin's weighted score (0 for a plugin that skipped)."""
-    per_plugin = run_score_plugins(pod, cluster, feasible)
     out: dict[str, dict[str, int]] = {n: {} for n in feasible}
-    for name, scores in per_plugin:
+    for name, scores in run_score_plugins(pod, cluster, feasible):
         if scores is None:
             for n in feasible:
                 out[n][name] = 0
@@ -142,26 +201,22 @@ def explain_scores(pod: Pod, cluster: ClusterState, feasible: list[str]) -> dict
 
 
 def select_host(scores: dict[str, int], rng: random.Random) -> str:
-    """schedule_one.go selectHost: the highest total; ties by reservoir sampling with ``rng``.
+    """schedule_one.go selectHost: the highest total; ties broken uniformly at random with ``rng``.
 
-    The candidates with the highest score are visited in ``scores`` order (upstream visits them in
-    its heap's pop order, which is as arbitrary); the k-th one replaces the pick with probability
-    1/k, so every tied node is equally likely and the choice is a function of the seed.
+    Upstream streams the nodes with the highest score through a size-one reservoir sample (the k-th
+    tied node replaces the pick when ``rand.Intn(k) == 0``), which leaves each of the k tied nodes
+    picked with probability exactly 1/k.  Here the tied nodes are taken in ``scores`` order and one
+    ``rng.randrange(k)`` picks among them: the same distribution with one draw instead of k - 1
+    (with thousands of equal nodes the per-tie draws cost more than scoring).  No draw is made when
+    a single node has the highest score, so the choice is a function of the seed and the scores.
     """
     if not scores:
         raise ValueError("empty priority list")
     best = max(scores.values())
-    selected = ""
-    cnt = 0
-    for name, s in scores.items():
-        if s != best:
-            continue
-        cnt += 1
-        if cnt == 1:
-            selected = name
-        elif rng.randrange(cnt) == 0:
-            selected = name
-    return selected
+    tied = [name for name, s in scores.items() if s == best]
+    if len(tied) == 1:
+        return tied[0]
+    return tied[rng.randrange(len(tied))]
 
 
 def plugin_scores(name: str, pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[int] | None:

@@ -1,0 +1,376 @@
+"""Vectorised Score for the hot default plugins, equal to their per-node reference implementations.
+
+The reference ports (planner/plugins/score_*.py, tested against upstream's tables) walk the
+feasible nodes in Python.  At thousands of nodes that dominates a replay, so planner.plugins.scoring
+runs NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration and PodTopologySpread on
+numpy arrays kept per ClusterState:
+
+* static per node (rebuilt when ``cluster.node_infos`` or a node object changes): allocatable cpu
+  and memory, whether the node has taints, per topology key the value code of every node;
+* dynamic per node, revalidated on every call: pod count and identity of the last pod.  Nodes
+  whose signature changed get their requested and non-zero requested sums (and, per (namespace,
+  selector), their matching-pod counts) recomputed in Python; add_pod appends
+  and remove_pod deletes, so any change moves the count or the last pod (the one blind spot --
+  removing a middle pod and the last one, then adding a new pod and re-adding that same last pod
+  object with no score call in between -- cannot come from binding new pods).
+
+Every formula is the reference's, in the same float64 operations and order (see
+tests/test_scoring.py::test_fast_path_equals_reference), so scores are identical.  numpy comes
+with ortools, a dependency of planner.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from operator import attrgetter
+from typing import Any
+
+import numpy as np
+
+from planner.domain import CPU, MEMORY, LabelSelector, Pod
+from planner.framework import SKIP, ClusterState
+from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
+from planner.plugins import score_noderesources as nr
+from planner.plugins import score_podtopologyspread as pts
+from planner.plugins import score_tainttoleration as tt
+
+MAX = 100
+_DEF_CPU = nr.DEFAULT_MILLI_CPU_REQUEST
+_DEF_MEM = nr.DEFAULT_MEMORY_REQUEST
+_get_node = attrgetter("node")
+_get_pods = attrgetter("pods")
+_MAX_SELECTORS = 64
+
+
+class _Counts:
+    """Matching pods of one (namespace, selector) on every node, by node position."""
+
+    __slots__ = ("ns", "selector", "cnt", "lens", "last_ids", "lasts", "epoch")
+
+    def __init__(self, ns: str, selector: LabelSelector) -> None:
+        self.ns = ns
+        self.selector = selector
+        self.epoch = -1
+        self.cnt = np.zeros(0, dtype=np.int64)
+        self.lens = np.zeros(0, dtype=np.int64)
+        self.last_ids = np.zeros(0, dtype=np.uint64)
+        self.lasts: list = []
+
+    def sync(self, arr: ClusterArrays) -> np.ndarray:
+        if self.epoch != arr.epoch:
+            n = arr.n
+            self.cnt = np.zeros(n, dtype=np.int64)
+            todo = range(n)
+            self.epoch = arr.epoch
+        else:
+            todo = np.flatnonzero((arr.lens != self.lens) | (arr.last_ids != self.last_ids)).tolist()
+        if todo:
+            ns = self.ns
+            m = self.selector.matches
+            cnt = self.cnt
+            pods_lists = arr.pods_lists
+            for i in todo:
+                c = 0
+                for p in pods_lists[i]:
+                    if not p.terminating and p.namespace == ns and m(p.labels):
+                        c += 1
+                cnt[i] = c
+        self.lens = arr.lens
+        self.last_ids = arr.last_ids
+        self.lasts = arr.lasts  # keeps the pods alive: their ids cannot be reused
+        return self.cnt
+
+
+class ClusterArrays:
+    """Per-node arrays of one ClusterState (see the module docstring)."""
+
+    def __init__(self, cluster: ClusterState) -> None:
+        self.cluster = cluster
+        self.infos: list | None = None
+        self.epoch = 0
+        self.n = 0
+        self.counts: OrderedDict[tuple[str, LabelSelector], _Counts] = OrderedDict()
+        self.last_feasible: list[str] | None = None
+        self.last_idx = np.zeros(0, dtype=np.intp)
+
+    # ------------------------------------------------------------------ static part
+
+    def _rebuild(self) -> None:
+        infos = self.cluster.node_infos
+        self.infos = infos
+        self.n = n = len(infos)
+        self.epoch += 1
+        self.nodes = list(map(_get_node, infos))
+        self.pods_lists = list(map(_get_pods, infos))
+        self.index = {nd.name: i for i, nd in enumerate(self.nodes)}
+        self.alloc_cpu = np.fromiter((nd.allocatable.get(CPU, 0) for nd in self.nodes), dtype=np.int64, count=n)
+        self.alloc_mem = np.fromiter((nd.allocatable.get(MEMORY, 0) for nd in self.nodes), dtype=np.int64, count=n)
+        self.has_taints = np.fromiter((bool(nd.taints) for nd in self.nodes), dtype=bool, count=n)
+        self.codes: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+        self.masks: dict[Any, np.ndarray] = {}
+        self.lens = np.full(n, -1, dtype=np.int64)
+        self.last_ids = np.zeros(n, dtype=np.uint64)
+        self.lasts: list = []
+        self.req_cpu = np.zeros(n, dtype=np.int64)
+        self.req_mem = np.zeros(n, dtype=np.int64)
+        self.nz_cpu = np.zeros(n, dtype=np.int64)
+        self.nz_mem = np.zeros(n, dtype=np.int64)
+        self.last_feasible = None
+        self.sel: Any = None
+
+    def refresh(self) -> None:
+        """Revalidate against the cluster; recompute what changed.
+
+        Pods and requests are read from the node infos on every call (never from copies), so a
+        node info whose ``pods`` list were replaced is seen as well.
+        """
+        infos = self.cluster.node_infos
+        if infos is not self.infos or len(infos) != self.n or list(map(_get_node, infos)) != self.nodes:
+            self._rebuild()
+        n = self.n
+        pods_lists = list(map(_get_pods, infos))
+        lens = np.fromiter(map(len, pods_lists), dtype=np.int64, count=n)
+        lasts = [p[-1] if p else None for p in pods_lists]
+        last_ids = np.fromiter(map(id, lasts), dtype=np.uint64, count=n)
+        changed = np.flatnonzero((lens != self.lens) | (last_ids != self.last_ids))
+        if changed.size:
+            nz_cpu, nz_mem, rq_cpu, rq_mem = self.nz_cpu, self.nz_mem, self.req_cpu, self.req_mem
+            for i in changed.tolist():
+                c = m = rc = rm = 0
+                for p in pods_lists[i]:
+                    req = p.spec.requests
+                    if CPU in req:
+                        v = req[CPU]
+                        c += v
+                        rc += v
+                    else:
+                        c += _DEF_CPU
+                    if MEMORY in req:
+                        v = req[MEMORY]
+                        m += v
+                        rm += v
+                    else:
+                        m += _DEF_MEM
+                nz_cpu[i] = c
+                nz_mem[i] = m
+                rq_cpu[i] = rc  # NodeInfo.Requested
+                rq_mem[i] = rm
+        self.pods_lists = pods_lists
+        self.lens = lens
+        self.last_ids = last_ids
+        self.lasts = lasts  # keeps the last pods alive: their ids cannot be reused
+
+    def positions(self, feasible: list[str]) -> np.ndarray:
+        """Node positions of ``feasible``; also sets ``self.sel``, the same as an index (a slice when
+        the feasible nodes are all the nodes in cluster order, so that gathers are views)."""
+        if self.last_feasible is not None and feasible == self.last_feasible:
+            return self.last_idx
+        index = self.index
+        try:
+            idx = np.fromiter(map(index.__getitem__, feasible), dtype=np.intp, count=len(feasible))
+        except KeyError as e:
+            raise ValueError(f"feasible node {e.args[0]!r} is not in the cluster") from None
+        self.last_feasible = list(feasible)
+        self.last_idx = idx
+        self.sel = slice(None) if idx.size == self.n and bool((idx == np.arange(self.n)).all()) else idx
+        return idx
+
+    def label_codes(self, key: str) -> tuple[np.ndarray, np.ndarray, int]:
+        """(code of labels.get(key, "") per node, whether the node has the key, number of codes)."""
+        got = self.codes.get(key)
+        if got is None:
+            table: dict[str, int] = {}
+            codes = np.empty(self.n, dtype=np.intp)
+            has = np.empty(self.n, dtype=bool)
+            for i, nd in enumerate(self.nodes):
+                v = nd.labels.get(key)
+                has[i] = v is not None
+                if v is None:
+                    v = ""
+                c = table.get(v)
+                if c is None:
+                    c = table[v] = len(table)
+                codes[i] = c
+            got = self.codes[key] = (codes, has, len(table))
+        return got
+
+    def selector_counts(self, ns: str, selector: LabelSelector) -> np.ndarray:
+        key = (ns, selector)
+        c = self.counts.get(key)
+        if c is None:
+            c = self.counts[key] = _Counts(ns, selector)
+            if len(self.counts) > _MAX_SELECTORS:
+                self.counts.popitem(last=False)
+        else:
+            self.counts.move_to_end(key)
+        return c.sync(self)
+
+    def policy_mask(self, pod: Pod, affinity: bool, taints: bool) -> np.ndarray:
+        """matchNodeInclusionPolicies' node part over all nodes (cached per pod spec shape)."""
+        spec = pod.spec
+        req = spec.affinity.node_required if spec.affinity is not None else None
+        key = (
+            affinity,
+            tuple(sorted(spec.node_selector.items())) if affinity else (),
+            req if affinity else None,
+            spec.tolerations if taints else (),
+        )
+        m = self.masks.get(key)
+        if m is None:
+            m = np.ones(self.n, dtype=bool)
+            for i, nd in enumerate(self.nodes):
+                if affinity and not pod_matches_node_selector_and_affinity(spec, nd):
+                    m[i] = False
+                elif taints and nd.taints and find_untolerated_taint(nd.taints, spec.tolerations) is not None:
+                    m[i] = False
+            if len(self.masks) > 256:
+                self.masks.clear()
+            self.masks[key] = m
+        return m
+
+
+def arrays(cluster: ClusterState) -> ClusterArrays:
+    a = cluster.__dict__.get("_planner_score_arrays")
+    if a is None:
+        a = ClusterArrays(cluster)
+        cluster.__dict__["_planner_score_arrays"] = a
+    a.refresh()
+    return a
+
+
+# --------------------------------------------------------------------------- plugins
+
+
+def _least(r: np.ndarray, a: np.ndarray) -> np.ndarray:
+    out = np.zeros(r.shape, dtype=np.int64)
+    ok = (a != 0) & (r <= a)
+    out[ok] = ((a[ok] - r[ok]) * MAX) // a[ok]
+    return out
+
+
+def fit(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray:
+    """NodeResourcesFit LeastAllocated on cpu and memory (score_noderesources.fit_score)."""
+    pcpu, pmem = nr.nonzero_requests(pod)
+    ac = arr.alloc_cpu[arr.sel]
+    am = arr.alloc_mem[arr.sel]
+    s = (
+        _least(arr.nz_cpu[arr.sel] + pcpu, ac) * nr.CPU_WEIGHT
+        + _least(arr.nz_mem[arr.sel] + pmem, am) * nr.MEMORY_WEIGHT
+    )
+    w = (ac != 0) * nr.CPU_WEIGHT + (am != 0) * nr.MEMORY_WEIGHT
+    return np.where(w > 0, s // np.maximum(w, 1), 0)
+
+
+def _balance(uc: np.ndarray, um: np.ndarray, ac: np.ndarray, am: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fc = np.minimum(uc / ac, 1.0)
+        fm = np.minimum(um / am, 1.0)
+        return ((1 - np.abs((fc - fm) / 2)) * MAX).astype(np.int64)
+
+
+def balanced(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
+    """NodeResourcesBalancedAllocation (score_noderesources.balanced_score); None for Skip."""
+    state = nr.balanced_pre_score(pod, arr.cluster, [])
+    if state is SKIP:
+        return None
+    ac = arr.alloc_cpu[arr.sel]
+    am = arr.alloc_mem[arr.sel]
+    both = (ac != 0) & (am != 0)
+    uc = arr.req_cpu[arr.sel]
+    um = arr.req_mem[arr.sel]
+    with_pod = _balance(uc + state.cpu, um + state.mem, ac, am)
+    if state.formula == "v1.35":
+        return np.where(both, with_pod, MAX)
+    without = _balance(uc, um, ac, am)
+    half = MAX // 2
+    return np.where(both, half + (half + with_pod - without) // 2, half + half // 2)
+
+
+def taint(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray:
+    """TaintToleration (score_tainttoleration): raw counts only on tainted nodes, then reversed."""
+    raw = np.zeros(idx.shape, dtype=np.int64)
+    pos = np.flatnonzero(arr.has_taints[arr.sel])
+    if pos.size:
+        tols = tt.pre_score(pod, arr.cluster, [])
+        nodes = arr.nodes
+        for p in pos.tolist():
+            raw[p] = tt.count_intolerable(nodes[idx[p]].taints, tols)
+    mx = int(raw.max()) if raw.size else 0
+    if mx == 0:
+        return np.full(idx.shape, MAX, dtype=np.int64)
+    return MAX - (MAX * raw) // mx
+
+
+def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
+    """PodTopologySpread (score_podtopologyspread); None for Skip."""
+    if arr.n == 0:
+        return None
+    constraints, require_all = pts.get_constraints(pod)
+    if not constraints:
+        return None
+    m = idx.size
+    valid = np.ones(m, dtype=bool)
+    all_keys = np.ones(arr.n, dtype=bool)
+    if require_all:
+        for c in constraints:
+            all_keys &= arr.label_codes(c.key)[1]
+        valid = all_keys[arr.sel]
+    n_valid = int(valid.sum())
+    spec = pod.spec
+    has_node_req = bool(spec.node_selector or (spec.affinity is not None and spec.affinity.node_required is not None))
+    total = np.zeros(m, dtype=np.float64)
+    for c in constraints:
+        codes, has, ncodes = arr.label_codes(c.key)
+        counting = pts._counting(c.selector)
+        cnt_all = arr.selector_counts(pod.namespace, c.selector) if counting else None
+        fcodes = codes[arr.sel]
+        if c.is_hostname:
+            weight = pts.topology_normalizing_weight(n_valid)
+            cnt = cnt_all[arr.sel] if cnt_all is not None else np.zeros(m, dtype=np.int64)
+        else:
+            present = np.zeros(ncodes, dtype=bool)
+            present[fcodes[valid]] = True
+            weight = pts.topology_normalizing_weight(int(present.sum()))
+            if cnt_all is not None:
+                mask = present[codes]
+                if require_all:
+                    mask &= all_keys
+                aff = c.affinity_policy == pts.HONOR and has_node_req
+                tnt = c.taints_policy == pts.HONOR
+                if aff or tnt:
+                    mask &= arr.policy_mask(pod, aff, tnt)
+                per_code = np.bincount(codes[mask], weights=cnt_all[mask], minlength=ncodes).astype(np.int64)
+                cnt = per_code[fcodes]
+            else:
+                cnt = np.zeros(m, dtype=np.int64)
+        term = cnt.astype(np.float64) * weight + float(c.max_skew - 1)
+        total = total + np.where(has[arr.sel], term, 0.0)
+    r = np.floor(total)
+    r = r + ((total - r) >= 0.5)
+    raw = r.astype(np.int64)
+    # NormalizeScore
+    out = np.zeros(m, dtype=np.int64)
+    if not valid.any():
+        return out
+    rv = raw[valid]
+    lo = int(rv.min())
+    hi = int(rv.max())
+    if hi == 0:
+        out[valid] = MAX
+    else:
+        out[valid] = (MAX * (hi + lo - rv)) // hi
+    return out
+
+
+def weighted_total_check(name: str, scores: np.ndarray) -> None:
+    if scores.size and (int(scores.max()) > MAX or int(scores.min()) < 0):
+        from planner.plugins.score_nodeaffinity import ScoreError
+
+        bad = int(scores.max()) if int(scores.max()) > MAX else int(scores.min())
+        raise ScoreError(
+            f"plugin {name!r} returns an invalid score {bad}, it should in the range of [0, {MAX}] after normalizing"
+        )
+
+
+__all__ = ["ClusterArrays", "arrays", "balanced", "fit", "math", "spread", "taint"]
