@@ -21,7 +21,6 @@ with ortools, a dependency of planner.
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from operator import attrgetter
 from typing import Any
@@ -29,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from planner.domain import CPU, MEMORY, LabelSelector, Pod
-from planner.framework import SKIP, ClusterState
+from planner.framework import ClusterState
 from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
 from planner.plugins import score_noderesources as nr
 from planner.plugins import score_podtopologyspread as pts
@@ -61,7 +60,7 @@ class _Counts:
         if self.epoch != arr.epoch:
             n = arr.n
             self.cnt = np.zeros(n, dtype=np.int64)
-            todo = range(n)
+            todo: list[int] = list(range(n))
             self.epoch = arr.epoch
         else:
             todo = np.flatnonzero((arr.lens != self.lens) | (arr.last_ids != self.last_ids)).tolist()
@@ -272,7 +271,7 @@ def _balance(uc: np.ndarray, um: np.ndarray, ac: np.ndarray, am: np.ndarray) -> 
 def balanced(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
     """NodeResourcesBalancedAllocation (score_noderesources.balanced_score); None for Skip."""
     state = nr.balanced_pre_score(pod, arr.cluster, [])
-    if state is SKIP:
+    if not isinstance(state, nr.BalancedState):
         return None
     ac = arr.alloc_cpu[arr.sel]
     am = arr.alloc_mem[arr.sel]
@@ -322,8 +321,8 @@ def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
     total = np.zeros(m, dtype=np.float64)
     for c in constraints:
         codes, has, ncodes = arr.label_codes(c.key)
-        counting = pts._counting(c.selector)
-        cnt_all = arr.selector_counts(pod.namespace, c.selector) if counting else None
+        sel = c.selector
+        cnt_all = arr.selector_counts(pod.namespace, sel) if sel is not None and not sel.empty else None
         fcodes = codes[arr.sel]
         if c.is_hostname:
             weight = pts.topology_normalizing_weight(n_valid)
@@ -363,14 +362,4 @@ def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
     return out
 
 
-def weighted_total_check(name: str, scores: np.ndarray) -> None:
-    if scores.size and (int(scores.max()) > MAX or int(scores.min()) < 0):
-        from planner.plugins.score_nodeaffinity import ScoreError
-
-        bad = int(scores.max()) if int(scores.max()) > MAX else int(scores.min())
-        raise ScoreError(
-            f"plugin {name!r} returns an invalid score {bad}, it should in the range of [0, {MAX}] after normalizing"
-        )
-
-
-__all__ = ["ClusterArrays", "arrays", "balanced", "fit", "math", "spread", "taint"]
+__all__ = ["ClusterArrays", "arrays", "balanced", "fit", "spread", "taint"]

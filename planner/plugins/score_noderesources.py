@@ -202,7 +202,7 @@ def fit_score(state: FitState, pod: Pod, nodes: list[NodeInfo]) -> list[int]:
     """fit.go Score with LeastAllocated on cpu and memory (weight 1 each), for every node."""
     get = state.cache.get
     pcpu, pmem = state.cpu, state.mem
-    out = []
+    out: list[int] = []
     append = out.append
     wc, wm = CPU_WEIGHT, MEMORY_WEIGHT
     for ni in nodes:
@@ -250,7 +250,7 @@ def balanced_score(state: BalancedState, pod: Pod, nodes: list[NodeInfo]) -> lis
     pcpu, pmem = state.cpu, state.mem
     v135 = state.formula == "v1.35"
     half = MAX_NODE_SCORE // 2
-    out = []
+    out: list[int] = []
     append = out.append
     for ni in nodes:
         alloc = ni.node.allocatable

@@ -185,9 +185,9 @@ def _counts(cluster: ClusterState, ns: str, selector: LabelSelector) -> _Counts:
 
 def count_pods_match_selector(pods: list[Pod], selector: LabelSelector | None, ns: str) -> int:
     """common.go countPodsMatchSelector (uncached)."""
-    if not _counting(selector):
+    if selector is None or selector.empty:
         return 0
-    return sum(1 for p in pods if not p.terminating and p.namespace == ns and selector.matches(p.labels))  # type: ignore[union-attr]
+    return sum(1 for p in pods if not p.terminating and p.namespace == ns and selector.matches(p.labels))
 
 
 # --------------------------------------------------------------------------- PreScore / Score
@@ -243,7 +243,10 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> State |
     for i, c in enumerate(constraints):
         size = len(nodes) - len(ignored) if c.is_hostname else topo_size[i]
         s.weights.append(topology_normalizing_weight(size))
-    s.counters = [_counts(cluster, pod.namespace, c.selector) if _counting(c.selector) else None for c in constraints]
+    s.counters = [
+        _counts(cluster, pod.namespace, c.selector) if c.selector is not None and not c.selector.empty else None
+        for c in constraints
+    ]
 
     # PreScore over all nodes: counts of the non-hostname constraints.
     work = [(i, c, s.counts[i], s.counters[i]) for i, c in enumerate(constraints) if not c.is_hostname and s.counts[i]]
@@ -275,7 +278,7 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> State |
 def score(state: State, pod: Pod, nodes: list[NodeInfo]) -> list[int]:
     ignored = state.ignored
     cons = list(zip(state.constraints, state.counts, state.weights, state.counters))
-    out = []
+    out: list[int] = []
     append = out.append
     floor = math.floor
     for ni in nodes:
