@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -39,7 +39,7 @@ Snapshots = Annotated[
     typer.Argument(help="Snapshot files or directories (kubectl -o yaml|json, helm template output, scenarios); - for stdin.", show_default=False),
 ]
 OutputOpt = Annotated[Format, typer.Option("-o", "--output", help="Output format.")]
-NamespaceOpt = Annotated[Optional[str], typer.Option("-n", "--namespace", help="Namespace of the names given (like kubectl); default: default.")]
+NamespaceOpt = Annotated[str | None, typer.Option("-n", "--namespace", help="Namespace of the names given (like kubectl); default: default.")]
 MaxBytesOpt = Annotated[int, typer.Option("--max-bytes", help="Largest input file accepted, in bytes.", min=1)]
 
 DEFAULT_MAX_BYTES = Limits().max_bytes
@@ -93,8 +93,8 @@ def render(
 @app.command()
 def explain(
     paths: Snapshots,
-    pod: Annotated[Optional[str], typer.Option("--pod", help="The pod to explain: NAMESPACE/NAME or NAME (with -n).")] = None,
-    pod_file: Annotated[Optional[str], typer.Option("--pod-file", help="A pod manifest that does not exist yet.")] = None,
+    pod: Annotated[str | None, typer.Option("--pod", help="The pod to explain: NAMESPACE/NAME or NAME (with -n).")] = None,
+    pod_file: Annotated[str | None, typer.Option("--pod-file", help="A pod manifest that does not exist yet.")] = None,
     namespace: NamespaceOpt = None,
     out: OutputOpt = Format.table,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
@@ -125,7 +125,7 @@ def _solve_opts(time_limit: float, seed: int, workers: int):
 def check(
     paths: Snapshots,
     workload: WorkloadOpt,
-    replicas: Annotated[Optional[int], typer.Option("--replicas", help="Target replica count (default: spec.replicas).", min=0)] = None,
+    replicas: Annotated[int | None, typer.Option("--replicas", help="Target replica count (default: spec.replicas).", min=0)] = None,
     namespace: NamespaceOpt = None,
     out: OutputOpt = Format.table,
     time_limit: TimeLimitOpt = 30.0,
@@ -146,10 +146,10 @@ def capacity(
     paths: Snapshots,
     workload: Annotated[str, typer.Option("--workload", "-w", help="KIND/NAME (deployment or statefulset).", show_default=False)],
     namespace: NamespaceOpt = None,
-    rng: Annotated[Optional[str], typer.Option("--range", help="Replica counts A..B (default: the HPA's min..max, else 1..2 x replicas).")] = None,
+    rng: Annotated[str | None, typer.Option("--range", help="Replica counts A..B (default: the HPA's min..max, else 1..2 x replicas).")] = None,
     zone_failure: Annotated[bool, typer.Option("--zone-failure", help="For each zone lost: do the replicas still fit?")] = False,
     add_nodes: Annotated[bool, typer.Option("--add-nodes", help="Fewest nodes to add per zone for the first failing count.")] = False,
-    plot: Annotated[Optional[str], typer.Option("--plot", help="Write a PNG of schedulable counts and zone headroom.")] = None,
+    plot: Annotated[str | None, typer.Option("--plot", help="Write a PNG of schedulable counts and zone headroom.")] = None,
     out: OutputOpt = Format.table,
     time_limit: TimeLimitOpt = 30.0,
     seed: SeedOpt = 0,
@@ -164,6 +164,40 @@ def capacity(
     failing = any(not r["schedulable"] for r in result["replicas"])
     failing = failing or any(not z["schedulable"] for z in result.get("zone_failure", []))
     return 1 if failing else 0
+
+
+@app.command()
+def simulate(
+    paths: Snapshots,
+    workload: WorkloadOpt,
+    namespace: NamespaceOpt = None,
+    scale: Annotated[int | None, typer.Option("--scale", help="Scale the workload to N replicas.", min=0)] = None,
+    rollout: Annotated[bool, typer.Option("--rollout", help="Roll out a new template revision (kubectl rollout restart, or --set-image).")] = False,
+    set_image: Annotated[str | None, typer.Option("--set-image", help="With --rollout: the new image of every container.")] = None,
+    evict: Annotated[str | None, typer.Option("--evict", help="Evict POD (NAMESPACE/NAME or NAME); the controller recreates it.")] = None,
+    delete: Annotated[str | None, typer.Option("--delete", help="Delete KIND/NAME (e.g. the blue StatefulSet).")] = None,
+    drain: Annotated[str | None, typer.Option("--drain", help="Cordon NODE and evict its pods, honouring PodDisruptionBudgets.")] = None,
+    zone_down: Annotated[str | None, typer.Option("--zone-down", help="Lose every node of ZONE.")] = None,
+    steps: Annotated[str | None, typer.Option("--steps", help="A YAML file with a list of steps (docs/simulate.md).")] = None,
+    pod_management: Annotated[str | None, typer.Option("--pod-management", help="Replay StatefulSets under OrderedReady, Parallel or OrderedScheduled (a what-if).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the scheduler's tie-breaks.")] = 0,
+    out: OutputOpt = Format.table,
+    max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+) -> int:
+    """Replay a transition pod by pod, as the controllers and kube-scheduler would, and find where it sticks."""
+    from planner.services.commands import render_simulate, simulate_command
+
+    result = simulate_command(
+        paths,
+        workload,
+        namespace,
+        {"scale": scale, "rollout": rollout, "set_image": set_image, "evict": evict, "delete": delete, "drain": drain, "zone_down": zone_down, "steps": steps},
+        pod_management,
+        seed,
+        _limits(max_bytes),
+    )
+    output.emit(result, out.value, render_simulate)
+    return 0 if result["completed"] else 1
 
 
 @app.callback()

@@ -1,0 +1,532 @@
+"""`planner simulate`: the controllers and kube-scheduler replayed pod by pod.
+
+Each step changes the cluster (scale, rollout, eviction, drain, zone outage, a second workload,
+nodes added, ...); then the world settles: the workload controllers (planner/controllers) act on
+what they see, and the scheduler takes the Pending pods one at a time in queue order (priority,
+then creation), filters every node (planner/plugins), scores the feasible ones with the default
+score plugins and weights (planner/plugins/scoring.py) and binds the best, ties broken by a
+seeded random choice as schedule_one.go selectHost does.  Pods that do not fit wait and are
+retried whenever the cluster changes (the scheduling queue's unschedulable pods move back on
+cluster events).  Pods are ready as soon as they are bound.  The world is stable when neither the
+controllers nor the scheduler can change anything; after the last step a stable world with
+Pending pods or an unfinished rollout is *stuck*.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from planner import controllers, plugins
+from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
+from planner.errors import InputError, UsageError
+from planner.framework import ClusterState, NodeInfo
+from planner.services.binding import bind_pod
+from planner.services.workloads import WorkloadRef, find_workload, is_running, parse_workload
+from planner.snapshot import Snapshot
+
+MAX_ROUNDS = 10_000
+
+
+@dataclass
+class Step:
+    kind: str  # initial | scale | rollout | evict | delete | drain | zone-down | add-nodes | create | patch
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        a = self.args
+        if self.kind == "initial":
+            return "the cluster as read"
+        if self.kind == "scale":
+            return f"scale {a['workload']} to {a['replicas']}"
+        if self.kind == "rollout":
+            return f"roll out {a['workload']}" + (f" with image {a['image']}" if a.get("image") else "")
+        if self.kind == "evict":
+            return f"evict pod {a['pod']}"
+        if self.kind == "delete":
+            return f"delete {a['workload']}"
+        if self.kind == "drain":
+            return f"drain node {a['node']}"
+        if self.kind == "zone-down":
+            return f"zone {a['zone']} goes down"
+        if self.kind == "add-nodes":
+            return f"add {a['count']} node(s) in {a['zone']}"
+        if self.kind == "create":
+            return f"create {a['kind']} {a['key']}"
+        if self.kind == "patch":
+            return f"change {a['workload']}"
+        return self.kind
+
+
+class Simulator:
+    def __init__(self, snap: Snapshot, seed: int = 0, pod_management: str | None = None, progress: Callable[[str], None] | None = None) -> None:
+        self.snap = snap.copy()
+        if pod_management:
+            for k, s in list(self.snap.statefulsets.items()):
+                self.snap.statefulsets[k] = replace(s, pod_management_policy=pod_management)
+        self.cluster = self._cluster()
+        self.rng = random.Random(seed)
+        self.progress = progress
+        self.step_index = 0
+        self.pending_since: dict[str, int] = {}
+        self.events: list[dict] = []
+        self.placements = 0
+        self.scoring = _scoring()
+
+    # ------------------------------------------------------------------ world
+
+    def _cluster(self) -> ClusterState:
+        snap = self.snap
+        per_node: dict[str, list[Pod]] = {name: [] for name in snap.nodes}
+        for p in snap.pods.values():
+            if p.spec.node_name in per_node and not p.terminal:
+                per_node[p.spec.node_name].append(p)
+        cs = ClusterState(
+            node_infos=[NodeInfo(n, per_node[name]) for name, n in snap.nodes.items()],
+            pvcs=snap.pvcs,  # shared: the binder's writes are the snapshot's
+            pvs=snap.pvs,
+            storage_classes=snap.storage_classes,
+            namespace_labels={name: snap.namespace_labels(name) for name in snap.namespaces},
+        )
+        return cs
+
+    def _event(self, kind: str, **kw: Any) -> None:
+        self.events.append({"type": kind, **kw})
+
+    def _delete_pod(self, key: str, reason: str) -> None:
+        pod = self.snap.pods.pop(key, None)
+        if pod is None:
+            return
+        if pod.spec.node_name:
+            self.cluster.remove_pod(pod)
+        self.pending_since.pop(key, None)
+        self._event("deleted", pod=key, node=pod.spec.node_name or None, reason=reason)
+
+    def _apply_actions(self, actions: list) -> None:
+        for a in actions:
+            if isinstance(a, controllers.DeletePod):
+                self._delete_pod(a.key, a.reason)
+        controllers.apply(self.snap, [a for a in actions if not isinstance(a, controllers.DeletePod)])
+        for a in actions:
+            if isinstance(a, controllers.CreatePod):
+                self._event("created", pod=a.pod.key, reason=a.reason)
+            elif isinstance(a, controllers.CreateClaim):
+                self._event("claim-created", claim=a.pvc.key, reason=a.reason)
+            elif isinstance(a, controllers.DeleteClaim):
+                self._event("claim-deleted", claim=a.key, reason=a.reason)
+            elif isinstance(a, controllers.ScaleReplicaSet):
+                self._event("scaled", replicaset=a.key, replicas=a.replicas, reason=a.reason)
+            elif isinstance(a, controllers.CreateReplicaSet):
+                self._event("replicaset-created", replicaset=a.rs.key, reason=a.reason)
+
+    def _queue(self) -> list[Pod]:
+        pending = [p for p in self.snap.pods.values() if not p.spec.node_name and not p.terminal and not p.terminating]
+        order = {k: i for i, k in enumerate(self.snap.pods)}
+        pending.sort(key=lambda p: (-p.spec.priority, order[p.key]))
+        return [p for p in pending if p.spec.scheduler_name == "default-scheduler"]
+
+    def _schedule_pass(self) -> bool:
+        """One pass of the scheduling queue: every Pending pod tried once, in order."""
+        moved = False
+        for pod in self._queue():
+            feasible = plugins.feasible_nodes(pod, self.cluster)
+            if not feasible:
+                if pod.key not in self.pending_since:
+                    self.pending_since[pod.key] = self.step_index
+                    self._event("pending", pod=pod.key)
+                continue
+            if len(feasible) == 1:
+                host = feasible[0]
+            else:
+                scores = self.scoring.score_nodes(pod, self.cluster, feasible)
+                host = self.scoring.select_host(scores, self.rng)
+            bound = bind_pod(self.cluster, pod, host)
+            self.snap.pods[pod.key] = bound
+            self.pending_since.pop(pod.key, None)
+            self.placements += 1
+            node = self.snap.nodes[host]
+            self._event("scheduled", pod=pod.key, node=host, zone=node.zone)
+            moved = True
+        return moved
+
+    def settle(self) -> None:
+        for _ in range(MAX_ROUNDS):
+            actions = controllers.reconcile(self.snap)
+            if actions:
+                self._apply_actions(actions)
+            moved = self._schedule_pass()
+            if not actions and not moved:
+                return
+        raise InputError(f"simulation did not settle after {MAX_ROUNDS} rounds (a controller loop?)")
+
+    # ------------------------------------------------------------------ steps
+
+    def apply_step(self, step: Step) -> None:
+        a = step.args
+        snap = self.snap
+        if step.kind == "initial":
+            return
+        if step.kind == "scale":
+            ref = a["ref"]
+            obj = find_workload(snap, ref)
+            table = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
+            table[ref.key] = replace(obj, replicas=int(a["replicas"]))  # type: ignore[arg-type]
+            return
+        if step.kind == "rollout":
+            ref = a["ref"]
+            obj = find_workload(snap, ref)
+            tpl = obj.template
+            if not a.get("image") and not self.complete(ref):
+                # a rollout is already under way (the template differs from what runs): follow it
+                self._event("rollout-in-progress", object=str(ref))
+                return
+            if a.get("image"):
+                spec = replace(tpl.spec, images=tuple(a["image"] for _ in tpl.spec.images) or (a["image"],))
+            else:
+                spec = tpl.spec
+            ann = dict(tpl.annotations)
+            ann["kubectl.kubernetes.io/restartedAt"] = f"step-{self.step_index}"  # kubectl rollout restart
+            table = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
+            table[ref.key] = replace(obj, template=replace(tpl, spec=spec, annotations=ann))  # type: ignore[arg-type]
+            return
+        if step.kind == "evict":
+            key = a["pod"]
+            if key not in snap.pods:
+                raise InputError(f"--evict {key}: no such pod")
+            ok, why = controllers.can_evict(snap, key)
+            if not ok:
+                self._event("eviction-refused", pod=key, reason=why)
+                return
+            self._delete_pod(key, "evicted")
+            return
+        if step.kind == "delete":
+            ref = a["ref"]
+            obj = find_workload(snap, ref)
+            owned = [p.key for p in snap.pods.values() if _owned(snap, p, ref)]
+            if ref.kind == "Deployment":
+                del snap.deployments[ref.key]
+                for k in [k for k, rs in snap.replicasets.items() if rs.owner and rs.owner.kind == "Deployment" and rs.owner.name == ref.name and rs.namespace == ref.namespace]:
+                    del snap.replicasets[k]
+            else:
+                del snap.statefulsets[ref.key]
+                if isinstance(obj, StatefulSet) and obj.retention_when_deleted == "Delete":
+                    for t in obj.volume_claim_templates:
+                        for k in [k for k in snap.pvcs if k.startswith(f"{ref.namespace}/{t.name}-{ref.name}-")]:
+                            del snap.pvcs[k]
+                            self._event("claim-deleted", claim=k, reason="persistentVolumeClaimRetentionPolicy.whenDeleted: Delete")
+            for k in owned:
+                self._delete_pod(k, f"{ref} deleted")
+            return
+        if step.kind == "drain":
+            name = a["node"]
+            node = snap.nodes.get(name)
+            if node is None:
+                raise InputError(f"--drain {name}: no such node")
+            snap.nodes[name] = replace(node, unschedulable=True)
+            ni = self.cluster.by_name[name]
+            ni.node = snap.nodes[name]
+            self.drain_pending = [p.key for p in list(ni.pods)]
+            self._drain_round()
+            return
+        if step.kind == "zone-down":
+            zone = a["zone"]
+            gone = [n for n, node in snap.nodes.items() if node.zone == zone]
+            if not gone:
+                raise InputError(f"--zone-down {zone}: no node is in that zone (zones: {', '.join(snap.zones)})")
+            for n in gone:
+                for p in list(self.cluster.by_name[n].pods):
+                    self._delete_pod(p.key, f"zone {zone} down")
+                del snap.nodes[n]
+                self._event("node-lost", node=n, zone=zone)
+            self.cluster = self._cluster()
+            return
+        if step.kind == "add-nodes":
+            self._add_nodes(a)
+            return
+        if step.kind == "create":
+            for kind, key, obj in a["objects"]:
+                table = {"Deployment": snap.deployments, "StatefulSet": snap.statefulsets, "HorizontalPodAutoscaler": snap.hpas,
+                         "PodDisruptionBudget": snap.pdbs, "PersistentVolumeClaim": snap.pvcs, "Node": snap.nodes}.get(kind)
+                if table is None:
+                    raise InputError(f"steps: create {kind} is not supported")
+                table[key] = obj
+                self._event("object-created", object=f"{kind} {key}")
+            self.cluster = self._cluster()
+            return
+        if step.kind == "patch":
+            ref = a["ref"]
+            obj = find_workload(snap, ref)
+            table = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
+            table[ref.key] = a["apply"](obj)
+            return
+        raise UsageError(f"unknown step {step.kind}")
+
+    def _drain_round(self) -> bool:
+        """kubectl drain: evict every pod of the node that its PDBs allow; returns progress."""
+        progress = False
+        remaining = []
+        for key in getattr(self, "drain_pending", []):
+            if key not in self.snap.pods:
+                continue
+            ok, why = controllers.can_evict(self.snap, key)
+            if ok:
+                self._delete_pod(key, "drained")
+                progress = True
+            else:
+                remaining.append(key)
+                self._event("eviction-refused", pod=key, reason=why)
+        self.drain_pending = remaining
+        return progress
+
+    def _add_nodes(self, a: dict) -> None:
+        snap = self.snap
+        zone, count, pool = a["zone"], int(a["count"]), a.get("pool")
+        candidates = [n for n in snap.nodes.values() if n.zone == zone and (pool is None or n.name.startswith(f"{pool}-"))]
+        if not candidates:
+            candidates = [n for n in snap.nodes.values() if n.zone == zone]
+        if not candidates:
+            raise InputError(f"addNodes: no node in zone {zone} to clone")
+        template = candidates[0]
+        base = f"{pool or template.name.rsplit('-', 1)[0]}-{zone}"
+        i = 0
+        for _ in range(count):
+            while f"{base}-added-{i}" in snap.nodes:
+                i += 1
+            name = f"{base}-added-{i}"
+            labels = dict(template.labels)
+            labels[LABEL_HOSTNAME] = name
+            snap.nodes[name] = replace(template, name=name, labels=labels, uid="", unschedulable=False)
+            self._event("node-added", node=name, zone=zone)
+        self.cluster = self._cluster()
+
+    # ------------------------------------------------------------------ run
+
+    def run(self, steps: list[Step], watch: list[WorkloadRef]) -> dict:
+        records = []
+        for i, step in enumerate([Step("initial")] + steps):
+            self.step_index = i
+            self.events = []
+            if self.progress:
+                self.progress(f"step {i}: {step.describe()}")
+            self.apply_step(step)
+            self.settle()
+            while getattr(self, "drain_pending", None) and self._drain_round():
+                self.settle()
+            records.append(
+                {
+                    "step": i,
+                    "action": step.describe(),
+                    "events": self.events,
+                    "zones": {str(r): self.zone_counts(r) for r in watch},
+                    "skew": {str(r): self.skew(r) for r in watch},
+                    "pending": sorted(self.pending_since),
+                }
+            )
+        stuck = []
+        for key, since in sorted(self.pending_since.items(), key=lambda kv: (kv[1], kv[0])):
+            pod = self.snap.pods.get(key)
+            if pod is None:
+                continue
+            ev = plugins.evaluate(pod, self.cluster)
+            stuck.append({"pod": key, "since_step": since, "reasons": [ev.summary()] + _node_reasons(ev)})
+        incomplete = [str(r) for r in watch if not self.complete(r)]
+        drain_blocked = list(getattr(self, "drain_pending", []))
+        completed = not stuck and not incomplete and not drain_blocked
+        return {
+            "completed": completed,
+            "steps": records,
+            "stuck": stuck,
+            "incomplete": incomplete,
+            "drain_blocked": drain_blocked,
+            "final": self.final(watch),
+            "placements": self.placements,
+        }
+
+    def complete(self, ref: WorkloadRef) -> bool:
+        if ref.key not in (self.snap.deployments if ref.kind == "Deployment" else self.snap.statefulsets):
+            return True  # deleted
+        if ref.kind == "Deployment":
+            return controllers.rollout_complete(self.snap, ref.key)
+        return controllers.statefulset_complete(self.snap, ref.key)
+
+    def zone_counts(self, ref: WorkloadRef) -> dict[str, int]:
+        counts = {z: 0 for z in self.snap.zones}
+        for p in self.snap.pods.values():
+            if is_running(p) and _owned(self.snap, p, ref):
+                z = self.snap.nodes[p.spec.node_name].zone if p.spec.node_name in self.snap.nodes else None
+                if z is not None:
+                    counts[z] = counts.get(z, 0) + 1
+        return counts
+
+    def skew(self, ref: WorkloadRef) -> int:
+        c = self.zone_counts(ref)
+        return (max(c.values()) - min(c.values())) if c else 0
+
+    def final(self, watch: list[WorkloadRef]) -> dict:
+        pods = {}
+        for r in watch:
+            for p in sorted(self.snap.pods.values(), key=lambda p: p.key):
+                if _owned(self.snap, p, r):
+                    node = self.snap.nodes.get(p.spec.node_name) if p.spec.node_name else None
+                    pods[p.key] = {"node": p.spec.node_name or None, "zone": node.zone if node else None, "phase": p.phase, "workload": str(r)}
+        return {
+            "pods": pods,
+            "zones": {str(r): self.zone_counts(r) for r in watch},
+            "claims": sorted(k for k in self.snap.pvcs),
+        }
+
+
+def _node_reasons(ev: plugins.Evaluation, limit: int = 6) -> list[str]:
+    groups: dict[str, list[str]] = {}
+    for n in ev.nodes:
+        if n.failures:
+            text = "; ".join(f"{f.plugin}: {f.message}" for f in n.failures)
+            groups.setdefault(text, []).append(n.name)
+    out = []
+    for text, names in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:limit]:
+        who = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1})"
+        out.append(f"{who}: {text}")
+    return out
+
+
+def _owned(snap: Snapshot, p: Pod, ref: WorkloadRef) -> bool:
+    if p.namespace != ref.namespace or p.owner is None:
+        return False
+    if ref.kind == "StatefulSet":
+        return p.owner.kind == "StatefulSet" and p.owner.name == ref.name
+    if p.owner.kind != "ReplicaSet":
+        return False
+    rs = snap.replicasets.get(f"{p.namespace}/{p.owner.name}")
+    return rs is not None and rs.owner is not None and rs.owner.kind == "Deployment" and rs.owner.name == ref.name
+
+
+class _Scoring:
+    def __init__(self) -> None:
+        from planner.plugins import scoring
+
+        self.score_nodes = scoring.score_nodes
+        self.select_host = scoring.select_host
+
+
+def _scoring() -> _Scoring:
+    return _Scoring()
+
+
+# --------------------------------------------------------------------------- steps from files
+
+
+def parse_steps(raw: Any, snap: Snapshot, namespace: str | None, where: str) -> list[Step]:
+    """Steps as scenarios and --steps files write them (docs/simulate.md)."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InputError(f"{where}: steps: Invalid value: must be a list")
+    out: list[Step] = []
+    for i, s in enumerate(raw):
+        path = f"{where}: steps[{i}]"
+        if not isinstance(s, dict) or len(s) == 0:
+            raise InputError(f"{path}: Invalid value: must be a mapping with one action")
+        try:
+            out.extend(_parse_step(s, snap, namespace, path))
+        except (KeyError, TypeError, ValueError) as e:
+            raise InputError(f"{path}: Invalid value: {e}") from None
+    return out
+
+
+def _ref(text: str, namespace: str | None) -> WorkloadRef:
+    return parse_workload(str(text), namespace)
+
+
+def _parse_step(s: dict, snap: Snapshot, namespace: str | None, path: str) -> list[Step]:
+    if "scale" in s:
+        return [Step("scale", {"ref": _ref(s["scale"], namespace), "workload": s["scale"], "replicas": int(s["replicas"])})]
+    if "hpa" in s:  # an HPA-driven sequence: {hpa: statefulset/search, replicas: [4, 2, 3]}
+        return [Step("scale", {"ref": _ref(s["hpa"], namespace), "workload": s["hpa"], "replicas": int(n)}) for n in s["replicas"]]
+    if "rollout" in s:
+        return [Step("rollout", {"ref": _ref(s["rollout"], namespace), "workload": s["rollout"], "image": s.get("image")})]
+    if "evict" in s:
+        key = s["evict"] if "/" in str(s["evict"]) else f"{namespace or 'default'}/{s['evict']}"
+        return [Step("evict", {"pod": key})]
+    if "delete" in s:
+        return [Step("delete", {"ref": _ref(s["delete"], namespace), "workload": s["delete"]})]
+    if "drain" in s:
+        return [Step("drain", {"node": str(s["drain"])})]
+    if "zoneDown" in s:
+        return [Step("zone-down", {"zone": str(s["zoneDown"])})]
+    if "addNodes" in s:
+        a = s["addNodes"]
+        return [Step("add-nodes", {"zone": str(a["zone"]), "count": int(a.get("count", 1)), "pool": a.get("pool")})]
+    if "create" in s:
+        objs = _convert_objects(s["create"], path)
+        return [Step("create", {"objects": objs, "kind": objs[0][0], "key": objs[0][1]})]
+    if "apply" in s:
+        a = s["apply"]
+        ref = _ref(a["workload"], namespace)
+        return [Step("patch", {"ref": ref, "workload": a["workload"], "apply": _patcher(snap, ref, a, path)})]
+    raise InputError(f"{path}: Unsupported value: {sorted(s)}: supported actions: scale, hpa, rollout, evict, delete, drain, zoneDown, addNodes, create, apply")
+
+
+def _convert_objects(manifest: Any, path: str) -> list[tuple[str, str, Any]]:
+    from planner.load import RawInput, build_snapshot, validate_raw
+
+    items = manifest if isinstance(manifest, list) else [manifest]
+    raw = RawInput(objects=[dict(o) for o in items if isinstance(o, dict)])
+    errors = validate_raw(raw)
+    if errors:
+        raise InputError(*[f"{path}: {e}" for e in errors])
+    built = build_snapshot(raw)
+    return [(kind, key, _lookup(built, kind, key)) for (kind, key) in built.raw]
+
+
+def _lookup(snap: Snapshot, kind: str, key: str) -> Any:
+    table = {"Deployment": snap.deployments, "StatefulSet": snap.statefulsets, "HorizontalPodAutoscaler": snap.hpas,
+             "PodDisruptionBudget": snap.pdbs, "PersistentVolumeClaim": snap.pvcs, "Node": snap.nodes, "Pod": snap.pods}[kind]
+    return table[key]
+
+
+def _patcher(snap: Snapshot, ref: WorkloadRef, a: dict, path: str) -> Callable[[Any], Any]:
+    """{apply: {workload, replicas?, template? (JSON merge patch on spec.template), spreadSelector?}}."""
+    import copy
+
+    from planner.load import RawInput, build_snapshot, validate_raw
+
+    raw_obj = snap.raw.get((ref.kind, ref.key))
+    if raw_obj is None:
+        raise InputError(f"{path}: {ref} has no source object to patch")
+    obj = copy.deepcopy(raw_obj)
+    spec = obj.setdefault("spec", {})
+    if "replicas" in a:
+        spec["replicas"] = int(a["replicas"])
+    if "template" in a:
+        spec["template"] = _merge_patch(spec.get("template", {}), a["template"])
+    if "spreadSelector" in a:
+        for c in spec.get("template", {}).get("spec", {}).get("topologySpreadConstraints", []) or []:
+            c["labelSelector"] = {"matchLabels": dict(a["spreadSelector"])}
+    raw = RawInput(objects=[obj])
+    errors = validate_raw(raw)
+    if errors:
+        raise InputError(*[f"{path}: {e}" for e in errors])
+    new = _lookup(build_snapshot(raw), ref.kind, ref.key)
+    return lambda _old: new
+
+
+def _merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch (lists replace, null deletes); named lists of containers merge by name."""
+    if not isinstance(patch, dict):
+        return patch
+    out = dict(target) if isinstance(target, dict) else {}
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        elif k == "containers" and isinstance(v, list) and isinstance(out.get(k), list):
+            by_name = {c.get("name"): c for c in out[k] if isinstance(c, dict)}
+            merged = []
+            for c in v:
+                base = by_name.get(c.get("name")) if isinstance(c, dict) else None
+                merged.append(_merge_patch(base, c) if base is not None else c)
+            out[k] = merged
+        else:
+            out[k] = _merge_patch(out.get(k), v)
+    return out
