@@ -1,0 +1,649 @@
+"""The Deployment controller.
+
+Upstream (kubernetes/kubernetes, current stable release):
+* pkg/controller/deployment/deployment_controller.go syncDeployment: paused or scaling event ->
+  sync, otherwise the strategy's rollout;
+* pkg/controller/deployment/sync.go: getAllReplicaSetsAndSyncRevision, getNewReplicaSet, sync,
+  scale (proportional scaling), isScalingEvent, scaleReplicaSetAndRecordEvent, scaleReplicaSet;
+* pkg/controller/deployment/rolling.go: rolloutRolling, reconcileNewReplicaSet,
+  reconcileOldReplicaSets, cleanupUnhealthyReplicas, scaleDownOldReplicaSetsForRollingUpdate;
+* pkg/controller/deployment/recreate.go: rolloutRecreate, scaleDownOldReplicaSetsForRecreate,
+  oldPodsRunning, scaleUpNewReplicaSetForRecreate;
+* pkg/controller/deployment/util/deployment_util.go: ResolveFenceposts, MaxUnavailable,
+  MaxSurge, NewRSNewReplicas, FindNewReplicaSet, FindOldReplicaSets, EqualIgnoreHash,
+  FindActiveOrLatest, IsSaturated, GetReplicaSetProportion, DeploymentComplete,
+  SetNewReplicaSetAnnotations, the Get*ReplicaCountForReplicaSets sums;
+* pkg/controller/controller_utils.go: FilterActiveReplicaSets, ReplicaSetsByCreationTimestamp,
+  ReplicaSetsBySizeOlder / ReplicaSetsBySizeNewer.
+
+A ReplicaSet's status (replicas, availableReplicas) is computed from the snapshot's pods, as the
+ReplicaSet controller would report it (planner.controllers.replicaset.replicaset_status).
+
+Simplified: the Deployment object itself is never written (status, conditions, the revision
+annotation, collisionCount); old ReplicaSets beyond revisionHistoryLimit are not deleted
+(cleanupDeployment); progressDeadlineSeconds and minReadySeconds are not modelled; on an
+existing new ReplicaSet only the revision annotation is synced (a rollback), not the copied
+Deployment annotations; rollbackTo (extensions/v1beta1) does not exist in apps/v1.
+Template equality (EqualIgnoreHash) compares planner's domain form of the pod template, which
+keeps what scheduling needs (images included) but not, for example, environment variables.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from planner.controllers import (
+    Action,
+    Clock,
+    CreateReplicaSet,
+    ScaleReplicaSet,
+    controlled_by,
+    index_of,
+    indexed,
+    object_uid,
+    parse_time,
+    scaled_value,
+    template_for_hash,
+)
+from planner.controllers.replicaset import ReplicaSetStatus, pods_of_replicaset, replicaset_status
+from planner.domain import (
+    LABEL_POD_TEMPLATE_HASH,
+    Deployment,
+    IntOrString,
+    LabelSelector,
+    OwnerRef,
+    PodTemplate,
+    ReplicaSet,
+    RollingUpdateDeployment,
+)
+from planner.revision import pod_template_hash
+from planner.snapshot import Snapshot
+
+# deployment_util.go annotations.
+REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
+REVISION_HISTORY_ANNOTATION = "deployment.kubernetes.io/revision-history"
+DESIRED_REPLICAS_ANNOTATION = "deployment.kubernetes.io/desired-replicas"
+MAX_REPLICAS_ANNOTATION = "deployment.kubernetes.io/max-replicas"
+# deployment_util.go annotationsToSkip (never copied from the Deployment to its ReplicaSets).
+_SKIP_ANNOTATIONS = frozenset({
+    "kubectl.kubernetes.io/last-applied-configuration",
+    REVISION_ANNOTATION,
+    REVISION_HISTORY_ANNOTATION,
+    DESIRED_REPLICAS_ANNOTATION,
+    MAX_REPLICAS_ANNOTATION,
+    "deprecated.deployment.rollback.to",
+})
+# sync.go maxRevHistoryLengthInChars.
+_MAX_REV_HISTORY_LENGTH = 2000
+
+
+# --------------------------------------------------------------------------- deployment_util.go
+
+
+def is_rolling_update(d: Deployment) -> bool:
+    """deployment_util.go IsRollingUpdate."""
+    return d.strategy_type == "RollingUpdate"
+
+
+def _rolling(d: Deployment) -> RollingUpdateDeployment:
+    return d.rolling_update if d.rolling_update is not None else RollingUpdateDeployment()
+
+
+def resolve_fenceposts(max_surge: IntOrString | None, max_unavailable: IntOrString | None, desired: int) -> tuple[int, int]:
+    """deployment_util.go ResolveFenceposts: maxSurge rounded up, maxUnavailable rounded down; if
+    both resolve to 0, maxUnavailable is 1 (surge might not work due to quota)."""
+    surge = scaled_value(max_surge, desired, True)
+    unavailable = scaled_value(max_unavailable, desired, False)
+    if surge == 0 and unavailable == 0:
+        unavailable = 1
+    return surge, unavailable
+
+
+def max_unavailable(d: Deployment) -> int:
+    """deployment_util.go MaxUnavailable (capped at spec.replicas)."""
+    if not is_rolling_update(d) or d.replicas == 0:
+        return 0
+    ru = _rolling(d)
+    _, unavailable = resolve_fenceposts(ru.max_surge, ru.max_unavailable, d.replicas)
+    return min(unavailable, d.replicas)
+
+
+def max_surge(d: Deployment) -> int:
+    """deployment_util.go MaxSurge."""
+    if not is_rolling_update(d):
+        return 0
+    ru = _rolling(d)
+    surge, _ = resolve_fenceposts(ru.max_surge, ru.max_unavailable, d.replicas)
+    return surge
+
+
+def new_rs_new_replicas(d: Deployment, all_rss: list[ReplicaSet], new_rs: ReplicaSet) -> int:
+    """deployment_util.go NewRSNewReplicas: RollingUpdate grows the new ReplicaSet up to
+    replicas + maxSurge pods in total, never beyond spec.replicas; Recreate takes spec.replicas."""
+    if d.strategy_type == "RollingUpdate":
+        surge = scaled_value(_rolling(d).max_surge, d.replicas, True)
+        current = get_replica_count(all_rss)
+        max_total = d.replicas + surge
+        if current >= max_total:
+            return new_rs.replicas
+        scale_up = min(max_total - current, d.replicas - new_rs.replicas)
+        return new_rs.replicas + scale_up
+    if d.strategy_type == "Recreate":
+        return d.replicas
+    raise ValueError(f"deployment type {d.strategy_type} isn't supported")
+
+
+def _strip_hash(t: PodTemplate) -> PodTemplate:
+    if LABEL_POD_TEMPLATE_HASH not in t.labels:
+        return t
+    return replace(t, labels={k: v for k, v in t.labels.items() if k != LABEL_POD_TEMPLATE_HASH})
+
+
+def equal_ignore_hash(t1: PodTemplate, t2: PodTemplate) -> bool:
+    """deployment_util.go EqualIgnoreHash: equal templates once pod-template-hash is removed."""
+    return _strip_hash(t1) == _strip_hash(t2)
+
+
+def _by_creation(rs: ReplicaSet) -> tuple:
+    """controller_utils.go ReplicaSetsByCreationTimestamp (an empty timestamp sorts first)."""
+    t = parse_time(rs.creation_timestamp)
+    return (t is not None, t.timestamp() if t is not None else 0.0, rs.name)
+
+
+def replicasets_of(snap: Snapshot, d: Deployment) -> list[ReplicaSet]:
+    """deployment_util.go ListReplicaSets: the ReplicaSets the Deployment controls, oldest first."""
+    owned = index_of(snap).owned_replicasets(snap, d.namespace, "Deployment", d.name)
+    return sorted((rs for rs in owned if controlled_by(rs.owner, "Deployment", d.name, d.uid)), key=_by_creation)
+
+
+def find_new_replicaset(d: Deployment, rs_list: list[ReplicaSet]) -> ReplicaSet | None:
+    """deployment_util.go FindNewReplicaSet: the oldest ReplicaSet whose template equals the
+    Deployment's, ignoring the pod-template-hash label."""
+    for rs in sorted(rs_list, key=_by_creation):
+        if equal_ignore_hash(rs.template, d.template):
+            return rs
+    return None
+
+
+def find_old_replicasets(d: Deployment, rs_list: list[ReplicaSet]) -> tuple[list[ReplicaSet], list[ReplicaSet]]:
+    """deployment_util.go FindOldReplicaSets: (old ReplicaSets with replicas, all old ReplicaSets)."""
+    new = find_new_replicaset(d, rs_list)
+    required: list[ReplicaSet] = []
+    all_old: list[ReplicaSet] = []
+    for rs in rs_list:
+        if new is not None and rs.key == new.key:
+            continue
+        all_old.append(rs)
+        if rs.replicas != 0:
+            required.append(rs)
+    return required, all_old
+
+
+def filter_active(rss: list[ReplicaSet | None]) -> list[ReplicaSet]:
+    """controller_utils.go FilterActiveReplicaSets: spec.replicas > 0."""
+    return [rs for rs in rss if rs is not None and rs.replicas > 0]
+
+
+def get_replica_count(rss: list[ReplicaSet]) -> int:
+    """deployment_util.go GetReplicaCountForReplicaSets: the sum of spec.replicas."""
+    return sum(rs.replicas for rs in rss)
+
+
+def _revision(rs: ReplicaSet) -> int | None:
+    """deployment_util.go Revision: the revision annotation (0 when absent, None when unreadable)."""
+    v = rs.annotations.get(REVISION_ANNOTATION)
+    if v is None:
+        return 0
+    try:
+        return int(v)
+    except ValueError:
+        return None
+
+
+def max_revision(rss: list[ReplicaSet]) -> int:
+    """deployment_util.go MaxRevision (unreadable revisions skipped)."""
+    return max((r for r in (_revision(rs) for rs in rss) if r is not None), default=0)
+
+
+def _int_annotation(rs: ReplicaSet, key: str) -> int | None:
+    """deployment_util.go getIntFromAnnotation / getNonNegativeInt32FromAnnotation: a decimal
+    uint32 that fits an int32, else None."""
+    v = rs.annotations.get(key)
+    if v is None or not v.isascii() or not v.isdigit():
+        return None
+    n = int(v)
+    return n if n <= 2**31 - 1 else None
+
+
+def _round_half_away(x: float) -> int:
+    """k8s.io/utils/integer RoundToInt32 (math.Round: halves away from zero)."""
+    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+
+
+# --------------------------------------------------------------------------- status
+
+
+@dataclass(frozen=True)
+class DeploymentStatus:
+    replicas: int  # active pods of every ReplicaSet
+    updated_replicas: int  # active pods of the new ReplicaSet
+    ready_replicas: int
+    available_replicas: int
+
+
+def deployment_status(snap: Snapshot, d: Deployment) -> DeploymentStatus:
+    """sync.go calculateStatus, from the ReplicaSets' statuses."""
+    with indexed(snap):
+        return _deployment_status(snap, d)
+
+
+def _deployment_status(snap: Snapshot, d: Deployment) -> DeploymentStatus:
+    rss = replicasets_of(snap, d)
+    new = find_new_replicaset(d, rss)
+    st = {rs.key: replicaset_status(snap, rs) for rs in rss}
+    return DeploymentStatus(
+        replicas=sum(s.replicas for s in st.values()),
+        updated_replicas=st[new.key].replicas if new is not None else 0,
+        ready_replicas=sum(s.ready_replicas for s in st.values()),
+        available_replicas=sum(s.available_replicas for s in st.values()),
+    )
+
+
+def rollout_complete(snap: Snapshot, dep_key: str) -> bool:
+    """deployment_util.go DeploymentComplete: every desired replica is updated and available and
+    no old pod is left (status.replicas == updatedReplicas == availableReplicas == spec.replicas)."""
+    d = snap.deployments.get(dep_key)
+    if d is None:
+        return False
+    s = deployment_status(snap, d)
+    return s.updated_replicas == d.replicas and s.replicas == d.replicas and s.available_replicas == d.replicas
+
+
+# --------------------------------------------------------------------------- the controller
+
+
+def reconcile_deployment(snap: Snapshot, key: str) -> list[Action]:
+    """deployment_controller.go syncDeployment: a paused Deployment or a scaling event is only
+    scaled (sync); otherwise the strategy's rollout runs (Recreate or RollingUpdate)."""
+    d = snap.deployments.get(key)
+    if d is None:
+        return []
+    with indexed(snap):
+        s = _DeploymentSync(snap, d)
+        if d.paused or s.is_scaling_event():
+            s.sync()
+        elif d.strategy_type == "Recreate":
+            s.rollout_recreate()
+        else:
+            s.rollout_rolling()
+    return s.actions
+
+
+class _DeploymentSync:
+    """One syncDeployment of one Deployment: the ReplicaSets as this sync has left them, and the
+    actions it took."""
+
+    def __init__(self, snap: Snapshot, d: Deployment) -> None:
+        self.snap = snap
+        self.d = d
+        self.rss: dict[str, ReplicaSet] = {rs.key: rs for rs in replicasets_of(snap, d)}
+        self.actions: list[Action] = []
+        self.clock = Clock(snap)
+        self._status: dict[str, ReplicaSetStatus] = {}
+
+    # ------------------------------------------------------------------ helpers
+
+    def status(self, rs: ReplicaSet) -> ReplicaSetStatus:
+        st = self._status.get(rs.key)
+        if st is None:
+            st = self._status[rs.key] = replicaset_status(self.snap, rs)
+        return st
+
+    def available(self, rss: list[ReplicaSet]) -> int:
+        """deployment_util.go GetAvailableReplicaCountForReplicaSets."""
+        return sum(self.status(rs).available_replicas for rs in rss)
+
+    def actual(self, rss: list[ReplicaSet]) -> int:
+        """deployment_util.go GetActualReplicaCountForReplicaSets."""
+        return sum(self.status(rs).replicas for rs in rss)
+
+    def _reason(self, text: str) -> str:
+        return f"Deployment {self.d.key}: {text}"
+
+    # ------------------------------------------------------------------ sync.go
+
+    def get_all_replicasets_and_sync_revision(self, create: bool) -> tuple[ReplicaSet | None, list[ReplicaSet]]:
+        """sync.go getAllReplicaSetsAndSyncRevision: the new ReplicaSet (created if asked) and all
+        old ones."""
+        rs_list = sorted(self.rss.values(), key=_by_creation)
+        _, all_old = find_old_replicasets(self.d, rs_list)
+        new = self.get_new_replicaset(rs_list, all_old, create)
+        return new, all_old
+
+    def get_new_replicaset(self, rs_list: list[ReplicaSet], old: list[ReplicaSet], create: bool) -> ReplicaSet | None:
+        """sync.go getNewReplicaSet: sync the revision of an existing new ReplicaSet (a rollback
+        raises it to max + 1, deployment_util.go SetNewReplicaSetAnnotations), or create
+        ``<deployment>-<pod-template-hash>`` with revision max + 1 and NewRSNewReplicas replicas."""
+        d = self.d
+        existing = find_new_replicaset(d, rs_list)
+        new_revision = max_revision(old) + 1
+        if existing is not None:
+            ann = self._revision_annotations(existing, new_revision)
+            if ann:
+                self.actions.append(ScaleReplicaSet(existing.key, existing.replicas, self._reason(
+                    f"Updated revision of replica set {existing.name} to {new_revision}"), ann))
+                existing = replace(existing, annotations={**existing.annotations, **ann})
+                self.rss[existing.key] = existing
+            return existing
+        if not create:
+            return None
+
+        tpl_json, raw = template_for_hash(self.snap, "Deployment", d.key, d.template)
+        collision: int | None = None
+        if raw is not None and isinstance(raw.get("status"), dict) and isinstance(raw["status"].get("collisionCount"), int):
+            collision = raw["status"]["collisionCount"]
+        while True:
+            h = pod_template_hash(tpl_json, collision)
+            name = f"{d.name}-{h}"
+            clash = self.snap.replicasets.get(f"{d.namespace}/{name}")
+            if clash is None:
+                break
+            # sync.go: an existing ReplicaSet of that name that is ours and has our template is
+            # the new ReplicaSet; anything else is a hash collision: collisionCount + 1, retry.
+            if controlled_by(clash.owner, "Deployment", d.name, d.uid) and equal_ignore_hash(clash.template, d.template):
+                return clash
+            collision = (collision or 0) + 1
+
+        labels = dict(d.template.labels)
+        labels[LABEL_POD_TEMPLATE_HASH] = h
+        match = dict(d.selector.match_labels)
+        match[LABEL_POD_TEMPLATE_HASH] = h
+        created = self.clock.tick()
+        new_rs = ReplicaSet(
+            namespace=d.namespace,
+            name=name,
+            replicas=0,
+            selector=LabelSelector(tuple(sorted(match.items())), d.selector.match_expressions),
+            template=replace(d.template, labels=labels),
+            owner=OwnerRef("Deployment", d.name, d.uid, True),
+            labels=dict(labels),
+            annotations={},
+            uid=object_uid("ReplicaSet", d.namespace, name, created),
+            creation_timestamp=created,
+        )
+        replicas = new_rs_new_replicas(d, [*old, new_rs], new_rs)
+        ann = {k: v for k, v in d.annotations.items() if k not in _SKIP_ANNOTATIONS}
+        ann[REVISION_ANNOTATION] = str(new_revision)
+        ann[DESIRED_REPLICAS_ANNOTATION] = str(d.replicas)
+        ann[MAX_REPLICAS_ANNOTATION] = str(d.replicas + max_surge(d))
+        new_rs = replace(new_rs, replicas=replicas, annotations=ann)
+        self.actions.append(CreateReplicaSet(new_rs, self._reason(
+            f"Created new replica set {name} (revision {new_revision}): its template differs from every "
+            f"ReplicaSet's; scaled up replica set {name} from 0 to {replicas}")))
+        self.rss[new_rs.key] = new_rs
+        return new_rs
+
+    @staticmethod
+    def _revision_annotations(rs: ReplicaSet, new_revision: int) -> dict[str, str]:
+        """The revision part of deployment_util.go SetNewReplicaSetAnnotations (exists = true)."""
+        old = rs.annotations.get(REVISION_ANNOTATION)
+        try:
+            old_int = int(old) if old is not None else 0
+        except ValueError:
+            return {}
+        if old_int >= new_revision:
+            return {}
+        ann = {REVISION_ANNOTATION: str(new_revision)}
+        if old is not None:
+            history = rs.annotations.get(REVISION_HISTORY_ANNOTATION, "")
+            if not history:
+                ann[REVISION_HISTORY_ANNOTATION] = old
+            else:
+                parts = history.split(",")
+                total = len(history) + len(old) + 1
+                start = 0
+                while total > _MAX_REV_HISTORY_LENGTH and start < len(parts):
+                    total -= len(parts[start]) + 1
+                    start += 1
+                if total <= _MAX_REV_HISTORY_LENGTH:
+                    ann[REVISION_HISTORY_ANNOTATION] = ",".join([*parts[start:], old])
+        return ann
+
+    def scale_rs_and_record_event(self, rs: ReplicaSet, new_scale: int) -> tuple[bool, ReplicaSet]:
+        """sync.go scaleReplicaSetAndRecordEvent: nothing to do when the size is already right."""
+        if rs.replicas == new_scale:
+            return False, rs
+        return self.scale_rs(rs, new_scale, "up" if rs.replicas < new_scale else "down")
+
+    def scale_rs(self, rs: ReplicaSet, new_scale: int, operation: str) -> tuple[bool, ReplicaSet]:
+        """sync.go scaleReplicaSet: set spec.replicas and the desired/max replicas annotations
+        (deployment_util.go SetReplicasAnnotations); True when the size changed."""
+        d = self.d
+        size_needs_update = rs.replicas != new_scale
+        ann = {DESIRED_REPLICAS_ANNOTATION: str(d.replicas), MAX_REPLICAS_ANNOTATION: str(d.replicas + max_surge(d))}
+        annotations_need_update = any(rs.annotations.get(k) != v for k, v in ann.items())
+        if size_needs_update or annotations_need_update:
+            if size_needs_update:
+                text = f"Scaled {operation} replica set {rs.name} from {rs.replicas} to {new_scale}"
+            else:
+                text = f"Updated replica set {rs.name}: desired-replicas {d.replicas}, max-replicas {d.replicas + max_surge(d)}"
+            self.actions.append(ScaleReplicaSet(rs.key, new_scale, self._reason(text), ann))
+            rs = replace(rs, replicas=new_scale, annotations={**rs.annotations, **ann})
+            self.rss[rs.key] = rs
+        return size_needs_update, rs
+
+    def is_scaling_event(self) -> bool:
+        """sync.go isScalingEvent: an active ReplicaSet whose desired-replicas annotation differs
+        from spec.replicas."""
+        new, old = self.get_all_replicasets_and_sync_revision(False)
+        for rs in filter_active([*old, new]):
+            desired = _int_annotation(rs, DESIRED_REPLICAS_ANNOTATION)
+            if desired is not None and desired != self.d.replicas:
+                return True
+        return False
+
+    def sync(self) -> None:
+        """sync.go sync: scaling only (a paused Deployment, or a scaling event)."""
+        new, old = self.get_all_replicasets_and_sync_revision(False)
+        self.scale(new, old)
+
+    def scale(self, new: ReplicaSet | None, old: list[ReplicaSet]) -> None:
+        """sync.go scale: one active ReplicaSet takes spec.replicas; a saturated new ReplicaSet
+        empties the old ones; otherwise (RollingUpdate) the difference to replicas + maxSurge is
+        spread proportionally, larger ReplicaSets first."""
+        d = self.d
+        active_or_latest = find_active_or_latest(new, old)
+        if active_or_latest is not None:
+            if active_or_latest.replicas != d.replicas:
+                self.scale_rs_and_record_event(active_or_latest, d.replicas)
+            return
+        if self.is_saturated(new):
+            for o in filter_active(list(old)):
+                self.scale_rs_and_record_event(o, 0)
+            return
+        if not is_rolling_update(d):
+            return
+        all_rss = filter_active([*old, new])
+        allowed = d.replicas + max_surge(d) if d.replicas > 0 else 0
+        to_add = allowed - get_replica_count(all_rss)
+        operation = ""
+        if to_add > 0:
+            # controller_utils.go ReplicaSetsBySizeNewer: larger first, then newer first
+            all_rss.sort(key=_by_creation, reverse=True)
+            all_rss.sort(key=lambda rs: -rs.replicas)
+            operation = "up"
+        elif to_add < 0:
+            # controller_utils.go ReplicaSetsBySizeOlder: larger first, then older first
+            all_rss.sort(key=_by_creation)
+            all_rss.sort(key=lambda rs: -rs.replicas)
+            operation = "down"
+        added = 0
+        size: dict[str, int] = {}
+        for rs in all_rss:
+            if to_add != 0:
+                proportion = self.proportion(rs, to_add, added)
+                size[rs.name] = rs.replicas + proportion
+                added += proportion
+            else:
+                size[rs.name] = rs.replicas
+        for i, rs in enumerate(all_rss):
+            if i == 0 and to_add != 0:
+                size[rs.name] = max(size[rs.name] + to_add - added, 0)
+            self.scale_rs(rs, size[rs.name], operation)
+
+    def is_saturated(self, rs: ReplicaSet | None) -> bool:
+        """deployment_util.go IsSaturated."""
+        if rs is None:
+            return False
+        desired = _int_annotation(rs, DESIRED_REPLICAS_ANNOTATION)
+        d = self.d
+        return desired is not None and rs.replicas == d.replicas and desired == d.replicas and self.status(rs).available_replicas == d.replicas
+
+    def proportion(self, rs: ReplicaSet, to_add: int, added: int) -> int:
+        """deployment_util.go GetReplicaSetProportion."""
+        if rs.replicas == 0 or to_add == 0 or to_add == added:
+            return 0
+        fraction = self.fraction(rs)
+        allowed = to_add - added
+        return min(fraction, allowed) if to_add > 0 else max(fraction, allowed)
+
+    def fraction(self, rs: ReplicaSet) -> int:
+        """deployment_util.go getReplicaSetFraction."""
+        d = self.d
+        if d.replicas == 0:
+            return -rs.replicas
+        deployment_replicas = d.replicas + max_surge(d)
+        annotated = _int_annotation(rs, MAX_REPLICAS_ANNOTATION)
+        if annotated is None:
+            annotated = self.actual(list(self.rss.values()))  # d.Status.Replicas
+        if annotated <= 0:
+            return 0  # upstream divides by zero here; no proportion is the safe reading
+        return _round_half_away(rs.replicas * deployment_replicas / annotated) - rs.replicas
+
+    # ------------------------------------------------------------------ rolling.go
+
+    def rollout_rolling(self) -> None:
+        """rolling.go rolloutRolling: scale the new ReplicaSet up if possible, else the old ones down."""
+        new, old = self.get_all_replicasets_and_sync_revision(True)
+        assert new is not None
+        all_rss = [*old, new]
+        if self.reconcile_new_replicaset(all_rss, new):
+            return
+        self.reconcile_old_replicasets(all_rss, filter_active(list(old)), new)
+
+    def reconcile_new_replicaset(self, all_rss: list[ReplicaSet], new: ReplicaSet) -> bool:
+        """rolling.go reconcileNewReplicaSet."""
+        d = self.d
+        if new.replicas == d.replicas:
+            return False
+        if new.replicas > d.replicas:
+            scaled, _ = self.scale_rs_and_record_event(new, d.replicas)
+            return scaled
+        scaled, _ = self.scale_rs_and_record_event(new, new_rs_new_replicas(d, all_rss, new))
+        return scaled
+
+    def reconcile_old_replicasets(self, all_rss: list[ReplicaSet], old: list[ReplicaSet], new: ReplicaSet) -> bool:
+        """rolling.go reconcileOldReplicaSets: scale old ReplicaSets down by at most
+        allPods - minAvailable - unavailable new pods, unhealthy replicas first."""
+        d = self.d
+        if get_replica_count(old) == 0:
+            return False
+        all_pods = get_replica_count(all_rss)
+        min_available = d.replicas - max_unavailable(d)
+        new_unavailable = new.replicas - self.status(new).available_replicas
+        max_scaled_down = all_pods - min_available - new_unavailable
+        if max_scaled_down <= 0:
+            return False
+        cleaned = self.cleanup_unhealthy_replicas(old, max_scaled_down)
+        if cleaned is None:
+            return False
+        old, cleanup_count = cleaned
+        scaled_down = self.scale_down_old_replicasets_for_rolling_update([*old, new], old)
+        return cleanup_count + scaled_down > 0
+
+    def cleanup_unhealthy_replicas(self, old: list[ReplicaSet], max_cleanup: int) -> tuple[list[ReplicaSet], int] | None:
+        """rolling.go cleanupUnhealthyReplicas: scale old ReplicaSets down by their unavailable
+        replicas, oldest first, at most ``max_cleanup`` in all (None: upstream's error return)."""
+        old = sorted(old, key=_by_creation)
+        total = 0
+        for i, rs in enumerate(old):
+            if total >= max_cleanup:
+                break
+            if rs.replicas == 0:
+                continue
+            available = self.status(rs).available_replicas
+            if rs.replicas == available:
+                continue
+            count = min(max_cleanup - total, rs.replicas - available)
+            new_count = rs.replicas - count
+            if new_count > rs.replicas:
+                return None  # "got invalid request to scale down"
+            _, old[i] = self.scale_rs_and_record_event(rs, new_count)
+            total += count
+        return old, total
+
+    def scale_down_old_replicasets_for_rolling_update(self, all_rss: list[ReplicaSet], old: list[ReplicaSet]) -> int:
+        """rolling.go scaleDownOldReplicaSetsForRollingUpdate: remove available - minAvailable
+        replicas from the old ReplicaSets, oldest first."""
+        d = self.d
+        min_available = d.replicas - max_unavailable(d)
+        available = self.available(all_rss)
+        if available <= min_available:
+            return 0
+        total = 0
+        to_scale_down = available - min_available
+        for rs in sorted(old, key=_by_creation):
+            if total >= to_scale_down:
+                break
+            if rs.replicas == 0:
+                continue
+            count = min(rs.replicas, to_scale_down - total)
+            self.scale_rs_and_record_event(rs, rs.replicas - count)
+            total += count
+        return total
+
+    # ------------------------------------------------------------------ recreate.go
+
+    def rollout_recreate(self) -> None:
+        """recreate.go rolloutRecreate: scale every old ReplicaSet to 0, wait until no old pod is
+        left, then create (or scale) the new ReplicaSet to spec.replicas."""
+        new, old = self.get_all_replicasets_and_sync_revision(False)
+        scaled_down = False
+        for rs in filter_active(list(old)):  # scaleDownOldReplicaSetsForRecreate
+            scaled, _ = self.scale_rs_and_record_event(rs, 0)
+            scaled_down = scaled_down or scaled
+        if scaled_down:
+            return
+        if self.old_pods_running(new, old):
+            return
+        if new is None:
+            new, old = self.get_all_replicasets_and_sync_revision(True)
+            assert new is not None
+        self.scale_rs_and_record_event(new, self.d.replicas)  # scaleUpNewReplicaSetForRecreate
+
+    def old_pods_running(self, new: ReplicaSet | None, old: list[ReplicaSet]) -> bool:
+        """recreate.go oldPodsRunning: old ReplicaSets report pods, or any pod of a ReplicaSet other
+        than the new one is not terminal (terminating pods count)."""
+        if self.actual(old) > 0:
+            return True
+        for rs in self.rss.values():
+            if new is not None and rs.key == new.key:
+                continue
+            if any(not p.terminal for p in pods_of_replicaset(self.snap, rs)):
+                return True
+        return False
+
+
+def find_active_or_latest(new: ReplicaSet | None, old: list[ReplicaSet]) -> ReplicaSet | None:
+    """deployment_util.go FindActiveOrLatest: the only active ReplicaSet, or the newest one when
+    none is active; None when several are active."""
+    if new is None and not old:
+        return None
+    newest_first = sorted(old, key=_by_creation, reverse=True)
+    active = filter_active([*newest_first, new])
+    if not active:
+        return new if new is not None else newest_first[0]
+    if len(active) == 1:
+        return active[0]
+    return None

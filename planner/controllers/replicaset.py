@@ -1,0 +1,222 @@
+"""The ReplicaSet controller.
+
+Upstream: pkg/controller/replicaset/replica_set.go (syncReplicaSet, manageReplicas,
+getPodsToDelete, getPodsRankedByRelatedPodsOnSameNode, getIndirectlyRelatedPods),
+pkg/controller/replicaset/replica_set_utils.go (calculateStatus) and
+pkg/controller/controller_utils.go (ActivePodsWithRanks, FilterActivePods, GetPodFromTemplate).
+
+Simplified: pods belong to a ReplicaSet by their controller ownerReference only (claimPods'
+adoption of orphans and release of pods whose labels stopped matching are not modelled);
+expectations are always satisfied (the simulated world is synchronous); the deletion ranking's
+"ready for less time" rule (6) and restart counts (7) see equal values, since the snapshot has no
+Ready condition times or container statuses.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from planner.controllers import (
+    Action,
+    Clock,
+    CreatePod,
+    DeletePod,
+    controlled_by,
+    generate_name,
+    index_of,
+    indexed,
+    is_pod_active,
+    is_pod_available,
+    is_pod_ready,
+    object_uid,
+    parse_time,
+)
+from planner.domain import OwnerRef, Pod, ReplicaSet
+from planner.snapshot import Snapshot
+
+# replica_set.go BurstReplicas: at most this many creations or deletions per sync.
+BURST_REPLICAS = 500
+
+# k8s.io/api/core/v1 PodDeletionCost annotation (controller.kubernetes.io/pod-deletion-cost).
+POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+
+
+def pods_of_replicaset(snap: Snapshot, rs: ReplicaSet) -> list[Pod]:
+    """replica_set.go syncReplicaSet's pod list (claimPods reduced to the controller reference):
+    the pods whose controller is ``rs``, any phase, by name."""
+    owned = index_of(snap).owned_pods(snap, rs.namespace, "ReplicaSet", rs.name)
+    return sorted((p for p in owned if controlled_by(p.owner, "ReplicaSet", rs.name, rs.uid)), key=lambda p: p.name)
+
+
+@dataclass(frozen=True)
+class ReplicaSetStatus:
+    replicas: int  # active pods
+    ready_replicas: int
+    available_replicas: int
+
+
+def replicaset_status(snap: Snapshot, rs: ReplicaSet) -> ReplicaSetStatus:
+    """replica_set_utils.go calculateStatus over the active pods (FilterActivePods)."""
+    active = [p for p in pods_of_replicaset(snap, rs) if is_pod_active(p)]
+    return ReplicaSetStatus(
+        replicas=len(active),
+        ready_replicas=sum(1 for p in active if is_pod_ready(p)),
+        available_replicas=sum(1 for p in active if is_pod_available(p)),
+    )
+
+
+def pod_from_template(rs: ReplicaSet, name: str, created: str) -> Pod:
+    """controller_utils.go GetPodFromTemplate: the template's labels, annotations and spec, with a
+    controller reference to the ReplicaSet."""
+    t = rs.template
+    return Pod(
+        namespace=rs.namespace,
+        name=name,
+        labels=dict(t.labels),
+        spec=t.spec,
+        phase="Pending",
+        owner=OwnerRef("ReplicaSet", rs.name, rs.uid, True),
+        uid=object_uid("Pod", rs.namespace, name, created),
+        annotations=dict(t.annotations),
+        creation_timestamp=created,
+    )
+
+
+def related_pods(snap: Snapshot, rs: ReplicaSet) -> list[Pod]:
+    """replica_set.go getIndirectlyRelatedPods: the pods of every ReplicaSet that has the same
+    controller as ``rs`` (the Deployment's ReplicaSets), or of ``rs`` alone."""
+    if rs.owner is None or not rs.owner.controller:
+        return pods_of_replicaset(snap, rs)
+    out: list[Pod] = []
+    siblings = index_of(snap).owned_replicasets(snap, rs.namespace, rs.owner.kind, rs.owner.name)
+    for other in sorted(siblings, key=lambda r: r.name):
+        if other.owner is not None and other.owner.uid == rs.owner.uid:
+            out.extend(pods_of_replicaset(snap, other))
+    return out
+
+
+def _deletion_cost(p: Pod) -> int:
+    """pkg/apis/core/helper GetDeletionCostFromPodAnnotations (an invalid value counts as 0)."""
+    v = p.annotations.get(POD_DELETION_COST)
+    if v is None:
+        return 0
+    try:
+        return int(v.strip())
+    except ValueError:
+        return 0
+
+
+_PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
+
+
+def _log_rank(t: datetime, now: datetime) -> int:
+    """controller_utils.go logarithmicRankDiff, one side: floor(log2(now - t in nanoseconds))."""
+    d = now - t
+    ns = (d.days * 86_400 + d.seconds) * 1_000_000_000 + d.microseconds * 1000
+    return int(math.log2(ns)) if ns > 0 else -1
+
+
+def _after_or_zero(t1: datetime | None, t2: datetime | None) -> bool:
+    """controller_utils.go afterOrZero."""
+    if t1 is None or t2 is None:
+        return t1 is None
+    return t1 > t2
+
+
+def _less(a: Pod, ra: int, b: Pod, rb: int, now: datetime) -> bool | None:
+    """controller_utils.go ActivePodsWithRanks.Less: True if ``a`` should be deleted before ``b``;
+    None when no rule separates them (the caller breaks the tie by name, for determinism)."""
+    # 1. Unassigned < assigned
+    if a.spec.node_name != b.spec.node_name and (not a.spec.node_name or not b.spec.node_name):
+        return not a.spec.node_name
+    # 2. PodPending < PodUnknown < PodRunning
+    pa, pb = _PHASE_ORDINAL.get(a.phase, 0), _PHASE_ORDINAL.get(b.phase, 0)
+    if pa != pb:
+        return pa < pb
+    # 3. Not ready < ready
+    if is_pod_ready(a) != is_pod_ready(b):
+        return not is_pod_ready(a)
+    # 4. lower pod-deletion-cost < higher pod-deletion-cost (PodDeletionCost, on by default)
+    ca, cb = _deletion_cost(a), _deletion_cost(b)
+    if ca != cb:
+        return ca < cb
+    # 5. Doubled up < not doubled up
+    if ra != rb:
+        return ra > rb
+    # 6. Been ready for empty time < less time < more time: no Ready condition times here.
+    # 7. Higher restart counts < lower restart counts: no container statuses here.
+    # 8. Empty creation time < newer < older, on LogarithmicScaleDown's log2 scale (on by default),
+    #    equal ranks ordered by uid.
+    ta, tb = parse_time(a.creation_timestamp), parse_time(b.creation_timestamp)
+    if ta != tb:
+        if ta is None or tb is None:
+            return _after_or_zero(ta, tb)
+        diff = _log_rank(ta, now) - _log_rank(tb, now)
+        if diff == 0:
+            if a.uid != b.uid:
+                return a.uid < b.uid
+            return None
+        return diff < 0
+    return None
+
+
+def pods_to_delete(filtered: list[Pod], related: list[Pod], diff: int, now: datetime) -> list[Pod]:
+    """replica_set.go getPodsToDelete: the ``diff`` pods ranked first by ActivePodsWithRanks, each
+    pod's rank being the number of active related pods on its node
+    (getPodsRankedByRelatedPodsOnSameNode)."""
+    if diff >= len(filtered):
+        return list(filtered)
+    on_node: dict[str, int] = {}
+    for p in related:
+        if is_pod_active(p):
+            on_node[p.spec.node_name] = on_node.get(p.spec.node_name, 0) + 1
+    ranked = [(p, on_node.get(p.spec.node_name, 0)) for p in filtered]
+
+    def cmp(x: tuple[Pod, int], y: tuple[Pod, int]) -> int:
+        if _less(x[0], x[1], y[0], y[1], now):
+            return -1
+        if _less(y[0], y[1], x[0], x[1], now):
+            return 1
+        return (x[0].name > y[0].name) - (x[0].name < y[0].name)
+
+    ranked.sort(key=functools.cmp_to_key(cmp))
+    return [p for p, _ in ranked[:diff]]
+
+
+def reconcile_replicaset(snap: Snapshot, key: str) -> list[Action]:
+    """replica_set.go syncReplicaSet / manageReplicas: create or delete pods until the ReplicaSet
+    has ``spec.replicas`` active pods (at most BURST_REPLICAS per sync)."""
+    with indexed(snap):
+        return _reconcile_replicaset(snap, key)
+
+
+def _reconcile_replicaset(snap: Snapshot, key: str) -> list[Action]:
+    rs = snap.replicasets.get(key)
+    if rs is None:
+        return []
+    filtered = [p for p in pods_of_replicaset(snap, rs) if is_pod_active(p)]
+    diff = len(filtered) - rs.replicas
+    clock = Clock(snap)
+    out: list[Action] = []
+    if diff < 0:
+        n = min(-diff, BURST_REPLICAS)
+        mine: set[str] = set()
+
+        def taken(name: str) -> bool:
+            return name in mine or f"{rs.namespace}/{name}" in snap.pods
+
+        for _ in range(n):
+            name = generate_name(rs.name + "-", taken)
+            mine.add(name)
+            pod = pod_from_template(rs, name, clock.tick())
+            out.append(CreatePod(pod, f"ReplicaSet {key}: too few replicas, need {rs.replicas}, have {len(filtered)}"))
+    elif diff > 0:
+        n = min(diff, BURST_REPLICAS)
+        victims = pods_to_delete(filtered, related_pods(snap, rs), n, clock.now)
+        for p in victims:
+            out.append(DeletePod(p.key, f"ReplicaSet {key}: too many replicas, need {rs.replicas}, have {len(filtered)}"))
+    return out
+

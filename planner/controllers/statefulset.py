@@ -1,0 +1,402 @@
+"""The StatefulSet controller.
+
+Upstream (kubernetes/kubernetes, current stable release):
+* pkg/controller/statefulset/stateful_set_control.go: updateStatefulSet (replicas and condemned
+  pods, the first unhealthy pod), processReplica, processCondemned, runForAll (OrderedReady is
+  monotonic: one pod at a time, each waiting for its predecessors to be Running and Ready,
+  condemned pods removed highest ordinal first; Parallel creates and deletes all at once), the
+  RollingUpdate loop (highest ordinal first, down to the partition, one pod at a time, waiting
+  for the updated pod to be healthy), updateStatefulSetAfterInvariantEstablished (maxUnavailable,
+  behind the MaxUnavailableStatefulSet feature gate), getStatefulSetRevisions,
+  updateStatefulSetStatus;
+* pkg/controller/statefulset/stateful_set_utils.go: getParentNameAndOrdinal, getStartOrdinal /
+  getEndOrdinal, newVersionedStatefulSetPod, getPersistentVolumeClaims (claims named by
+  getPersistentVolumeClaimName), isRunningAndReady / isHealthy / isCreated, getPodRevision,
+  updateClaimOwnerRefForSetAndPod (persistentVolumeClaimRetentionPolicy), completeRollingUpdate,
+  getStatefulSetMaxUnavailable;
+* pkg/controller/statefulset/stateful_pod_control.go: CreateStatefulPod (claims before the pod),
+  createMissingPersistentVolumeClaims.
+
+Revisions are ControllerRevision names, ``<sts>-<controller_revision_hash(template)>``
+(planner.revision); status.currentRevision / updateRevision live in the StatefulSet object and
+``planner.controllers.apply`` keeps them current.  There are no ControllerRevision objects: the
+template of an older revision (needed for pods below the partition) is read back from a pod of
+that revision; when none is left, such pods are created at the update revision.
+
+PVC retention: upstream makes a claim's owner the StatefulSet (whenDeleted: Delete) or, once its
+pod is condemned, the pod (whenScaled: Delete), and the garbage collector deletes the claim when
+that owner goes.  Here a claim is created with the StatefulSet as owner when whenDeleted is
+Delete (planner.controllers.collect_claims deletes it once the set is gone), and the claims of a
+condemned pod are deleted together with the pod when whenScaled is Delete.  Owner references of
+claims that already exist are not rewritten when the policy changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from planner.controllers import (
+    Action,
+    Clock,
+    CreateClaim,
+    CreatePod,
+    DeleteClaim,
+    DeletePod,
+    controlled_by,
+    index_of,
+    indexed,
+    is_pod_ready,
+    object_uid,
+    scaled_value,
+    template_for_hash,
+)
+from planner.domain import (
+    LABEL_CONTROLLER_REVISION_HASH,
+    LABEL_POD_INDEX,
+    LABEL_STATEFULSET_POD_NAME,
+    OwnerRef,
+    Pod,
+    PodTemplate,
+    StatefulSet,
+)
+from planner.revision import controller_revision_name
+from planner.services.workloads import statefulset_claim, statefulset_pod
+from planner.snapshot import Snapshot
+
+# pkg/features MaxUnavailableStatefulSet: off by default in the current stable release (alpha until
+# 1.34; its 1.35 beta default was reverted), so spec.updateStrategy.rollingUpdate.maxUnavailable is
+# ignored and pods are updated one at a time.
+MAX_UNAVAILABLE_STATEFULSET = False
+
+# stateful_set_utils.go statefulPodRegex.
+_STATEFUL_POD = re.compile(r"^(.*)-([0-9]+)$")
+
+
+def get_ordinal(sts: StatefulSet, pod: Pod) -> int:
+    """stateful_set_utils.go getParentNameAndOrdinal: the ordinal, or -1 when the pod's name is
+    not ``<sts>-<number>``."""
+    m = _STATEFUL_POD.match(pod.name)
+    if m is None or m.group(1) != sts.name:
+        return -1
+    return int(m.group(2))
+
+
+def pods_of_statefulset(snap: Snapshot, sts: StatefulSet) -> list[tuple[int, Pod]]:
+    """stateful_set.go getPodsForStatefulSet (ClaimPods reduced to the controller reference, then
+    isMemberOf): the set's pods with their ordinals, ascending."""
+    out = []
+    for p in index_of(snap).owned_pods(snap, sts.namespace, "StatefulSet", sts.name):
+        if controlled_by(p.owner, "StatefulSet", sts.name, sts.uid):
+            o = get_ordinal(sts, p)
+            if o >= 0:
+                out.append((o, p))
+    out.sort(key=lambda x: x[0])
+    return out
+
+
+def get_pod_revision(pod: Pod) -> str:
+    """stateful_set_utils.go getPodRevision."""
+    return pod.labels.get(LABEL_CONTROLLER_REVISION_HASH, "")
+
+
+def is_running_and_ready(pod: Pod) -> bool:
+    """stateful_set_utils.go isRunningAndReady."""
+    return pod.phase == "Running" and is_pod_ready(pod)
+
+
+def is_healthy(pod: Pod | None) -> bool:
+    """stateful_set_utils.go isHealthy (a pod not created yet is not)."""
+    return pod is not None and is_running_and_ready(pod) and not pod.terminating
+
+
+def get_statefulset_max_unavailable(sts: StatefulSet) -> int:
+    """stateful_set_utils.go getStatefulSetMaxUnavailable: default 1, percentages rounded down,
+    at least 1."""
+    return max(scaled_value(sts.max_unavailable, sts.replicas, False, default=1), 1)
+
+
+# --------------------------------------------------------------------------- revisions and status
+
+
+def _update_revision(snap: Snapshot, sts: StatefulSet) -> str:
+    """The revision of the current template (getStatefulSetRevisions / newRevision): the cluster's
+    status.updateRevision while the template is the one that was read (and observed), else
+    ``<sts>-<hash>`` of the template (history.ControllerRevisionName)."""
+    tpl, raw = template_for_hash(snap, "StatefulSet", sts.key, sts.template)
+    collision = 0
+    if raw is not None:
+        status: dict = raw["status"] if isinstance(raw.get("status"), dict) else {}
+        meta: dict = raw["metadata"] if isinstance(raw.get("metadata"), dict) else {}
+        gen, observed = meta.get("generation"), status.get("observedGeneration")
+        rev = status.get("updateRevision")
+        if isinstance(rev, str) and rev and (gen is None or (isinstance(observed, int) and observed >= gen)):
+            return rev
+        if isinstance(status.get("collisionCount"), int):
+            collision = status["collisionCount"]
+    return controller_revision_name(sts.name, tpl, collision)
+
+
+def _rolled_out(snap: Snapshot, sts: StatefulSet, revision: str) -> bool:
+    """stateful_set_utils.go completeRollingUpdate's test on the status computeReplicaStatus gives:
+    replicas, readyReplicas and updatedReplicas all equal spec.replicas."""
+    pods = [p for _, p in pods_of_statefulset(snap, sts)]
+    ready = sum(1 for p in pods if is_running_and_ready(p))
+    updated = sum(1 for p in pods if not p.terminating and get_pod_revision(p) == revision)
+    return len(pods) == sts.replicas and ready == sts.replicas and updated == sts.replicas
+
+
+def statefulset_revisions(snap: Snapshot, sts: StatefulSet) -> tuple[str, str]:
+    """(currentRevision, updateRevision) as the controller sees them at the start of a sync
+    (getStatefulSetRevisions): current is status.currentRevision, or the update revision for a new
+    history; a rolling update the stored status describes and that has finished since counts as
+    completed (the status update a sync in between would have made)."""
+    update = _update_revision(snap, sts)
+    current = sts.current_revision or update
+    stored = sts.update_revision
+    if sts.update_strategy_type == "RollingUpdate" and stored and stored != current and _rolled_out(snap, sts, stored):
+        current = stored
+    return current, update
+
+
+def sync_statefulset_status(snap: Snapshot, key: str) -> None:
+    """stateful_set_control.go updateStatefulSetStatus with completeRollingUpdate: store the
+    revisions in the StatefulSet (dataclasses.replace)."""
+    sts = snap.statefulsets.get(key)
+    if sts is None:
+        return
+    current, update = statefulset_revisions(snap, sts)
+    if sts.update_strategy_type == "RollingUpdate" and current != update and _rolled_out(snap, sts, update):
+        current = update
+    if (current, update) != (sts.current_revision, sts.update_revision):
+        snap.statefulsets[key] = replace(sts, current_revision=current, update_revision=update)
+
+
+def statefulset_complete(snap: Snapshot, key: str) -> bool:
+    """All replicas exist, are Running and Ready, no condemned pod is left, and every pod the
+    update strategy updates (ordinals from start + partition for RollingUpdate, all for OnDelete)
+    is at the update revision (kubectl's StatefulSetStatusViewer, with no pods above the range)."""
+    sts = snap.statefulsets.get(key)
+    if sts is None:
+        return False
+    with indexed(snap):
+        _, update = statefulset_revisions(snap, sts)
+        by_ordinal = dict(pods_of_statefulset(snap, sts))
+    start = sts.ordinals_start
+    if set(by_ordinal) != set(range(start, start + sts.replicas)):
+        return False
+    first_updated = start + sts.partition if sts.update_strategy_type == "RollingUpdate" else start
+    for o, p in by_ordinal.items():
+        if not is_healthy(p):
+            return False
+        if o >= first_updated and get_pod_revision(p) != update:
+            return False
+    return True
+
+
+def _template_of_revision(snap: Snapshot, sts: StatefulSet, revision: str, update: str) -> PodTemplate | None:
+    """ApplyRevision without ControllerRevisions: the update revision is the set's template; an
+    older one is read back from a pod of that revision (its labels and spec without the identity
+    the controller added), None when no such pod is left."""
+    if revision == update:
+        return sts.template
+    claim_names = {t.name for t in sts.volume_claim_templates}
+    identity = {LABEL_STATEFULSET_POD_NAME, LABEL_POD_INDEX, LABEL_CONTROLLER_REVISION_HASH}
+    for _, p in pods_of_statefulset(snap, sts):
+        if get_pod_revision(p) == revision:
+            labels = {k: v for k, v in p.labels.items() if k not in identity}
+            spec = replace(p.spec, node_name="", volumes=tuple(v for v in p.spec.volumes if v.name not in claim_names))
+            return PodTemplate(labels=labels, spec=spec, annotations=dict(p.annotations))
+    return None
+
+
+# --------------------------------------------------------------------------- the controller
+
+
+def reconcile_statefulset(snap: Snapshot, key: str) -> list[Action]:
+    """stateful_set_control.go UpdateStatefulSet / updateStatefulSet: one sync of one StatefulSet."""
+    sts = snap.statefulsets.get(key)
+    if sts is None:
+        return []
+    with indexed(snap):
+        return _StatefulSetSync(snap, sts).run()
+
+
+@dataclass
+class _StatefulSetSync:
+    snap: Snapshot
+    sts: StatefulSet
+
+    def __post_init__(self) -> None:
+        sts, snap = self.sts, self.snap
+        self.current, self.update = statefulset_revisions(snap, sts)
+        self.current_template = _template_of_revision(snap, sts, self.current, self.update)
+        self.monotonic = sts.pod_management_policy != "Parallel"  # allowsBurst
+        self.clock = Clock(snap)
+        self.actions: list[Action] = []
+        self.deleted: set[str] = set()
+        self.error = False
+        start, n = sts.ordinals_start, sts.replicas
+        # replicas[i] holds ordinal start + i (None: not created); condemned, highest ordinal first
+        self.replicas: list[Pod | None] = [None] * n
+        self.condemned: list[Pod] = []
+        for o, p in pods_of_statefulset(snap, sts):
+            if start <= o < start + n:
+                self.replicas[o - start] = p
+            else:
+                self.condemned.append(p)
+        self.condemned.sort(key=lambda p: -get_ordinal(sts, p))
+        # the first unhealthy pod: in the replicas in ordinal order, else the lowest condemned one
+        self.first_unhealthy: str | None = None
+        for i, r in enumerate(self.replicas):
+            if not is_healthy(r):
+                self.first_unhealthy = r.key if r is not None else f"{sts.namespace}/{sts.pod_name(start + i)}"
+                break
+        if self.first_unhealthy is None:
+            for c in reversed(self.condemned):
+                if not is_healthy(c):
+                    self.first_unhealthy = c.key
+                    break
+
+    def _reason(self, text: str) -> str:
+        return f"StatefulSet {self.sts.key}: {text}"
+
+    # ------------------------------------------------------------------ updateStatefulSet
+
+    def run(self) -> list[Action]:
+        sts = self.sts
+        if self._run_for_all(len(self.replicas), self.process_replica):
+            return self.actions
+        if self._run_for_all(len(self.condemned), self.process_condemned):
+            return self.actions
+        if sts.update_strategy_type == "OnDelete":
+            return self.actions
+        if MAX_UNAVAILABLE_STATEFULSET:
+            self.update_after_invariant_established()
+            return self.actions
+        # we terminate the Pod with the largest ordinal that does not match the update revision,
+        # down to the partition, waiting for unhealthy pods
+        for target in range(len(self.replicas) - 1, sts.partition - 1, -1):
+            pod = self.replicas[target]
+            if pod is None:
+                return self.actions
+            if get_pod_revision(pod) != self.update and not pod.terminating:
+                if pod.key not in self.deleted:
+                    self.delete_pod(pod, f"Pod {pod.name} is terminating for update to revision {self.update}")
+                return self.actions
+            if not is_healthy(pod):
+                return self.actions
+        return self.actions
+
+    def _run_for_all(self, count: int, fn: Callable[[int], bool]) -> bool:
+        """stateful_set_control.go runForAll: monotonic stops at the first pod that blocks; burst
+        runs every pod (slowStartBatch), stopping only on an error."""
+        for i in range(count):
+            should_exit = fn(i)
+            if self.error or (self.monotonic and should_exit):
+                return True
+        return False
+
+    def process_replica(self, i: int) -> bool:
+        """stateful_set_control.go processReplica."""
+        sts = self.sts
+        pod = self.replicas[i]
+        if pod is not None and pod.phase in ("Failed", "Succeeded"):
+            if not pod.terminating and pod.key not in self.deleted:
+                self.delete_pod(pod, f"recreating {pod.phase.lower()} Pod {pod.name}")
+            return True  # a new pod is created on the next sync, once this one is gone
+        if pod is None:
+            pod = self.new_versioned_pod(sts.ordinals_start + i)
+            if not self.create_claims(pod, sts.ordinals_start + i):
+                return True
+            self.actions.append(CreatePod(pod, self._reason(
+                f"create Pod {pod.name} (revision {get_pod_revision(pod)})"
+                + ("" if self.monotonic else ", podManagementPolicy Parallel"))))
+            self.replicas[i] = pod
+            return self.monotonic  # burst: an object just created has no status to wait on
+        if pod.phase == "Pending":
+            self.create_claims(pod, sts.ordinals_start + i)  # createMissingPersistentVolumeClaims
+        if pod.terminating and self.monotonic:
+            return True
+        if not is_running_and_ready(pod) and self.monotonic:
+            return True
+        return False
+
+    def process_condemned(self, i: int) -> bool:
+        """stateful_set_control.go processCondemned: scale down, highest ordinal first."""
+        pod = self.condemned[i]
+        if pod.terminating:
+            return self.monotonic
+        if not is_running_and_ready(pod) and self.monotonic and pod.key != self.first_unhealthy:
+            return True
+        self.delete_pod(pod, f"Pod {pod.name} is terminating for scale down to {self.sts.replicas} replicas", condemned=True)
+        return True
+
+    def update_after_invariant_established(self) -> None:
+        """stateful_set_control.go updateStatefulSetAfterInvariantEstablished (MaxUnavailableStatefulSet):
+        delete up to maxUnavailable - unavailable outdated pods, highest ordinal first."""
+        max_unavailable = get_statefulset_max_unavailable(self.sts)
+        unavailable = sum(1 for p in self.replicas if not is_healthy(p))
+        if unavailable >= max_unavailable:
+            return
+        to_delete = max_unavailable - unavailable
+        deleted = 0
+        for target in range(len(self.replicas) - 1, self.sts.partition - 1, -1):
+            if deleted >= to_delete:
+                break
+            pod = self.replicas[target]
+            if pod is not None and get_pod_revision(pod) != self.update and not pod.terminating:
+                if pod.key not in self.deleted:
+                    self.delete_pod(pod, f"Pod {pod.name} is terminating for update to revision {self.update} (maxUnavailable {max_unavailable})")
+                deleted += 1
+
+    # ------------------------------------------------------------------ pods and claims
+
+    def new_versioned_pod(self, ordinal: int) -> Pod:
+        """stateful_set_utils.go newVersionedStatefulSetPod: below start + partition a pod is created
+        at the current revision, otherwise at the update revision."""
+        sts = self.sts
+        base, revision = sts, self.update
+        below_partition = sts.update_strategy_type == "RollingUpdate" and ordinal < sts.ordinals_start + sts.partition
+        if below_partition and self.current != self.update and self.current_template is not None:
+            base, revision = replace(sts, template=self.current_template), self.current
+        pod = statefulset_pod(base, ordinal, revision)
+        created = self.clock.tick()
+        return replace(pod, uid=object_uid("Pod", pod.namespace, pod.name, created), creation_timestamp=created)
+
+    def create_claims(self, pod: Pod, ordinal: int) -> bool:
+        """stateful_pod_control.go createPersistentVolumeClaims: create the pod's missing claims
+        from the volumeClaimTemplates; False (upstream's error) when one is being deleted."""
+        sts = self.sts
+        for t in sts.volume_claim_templates:
+            ckey = f"{sts.namespace}/{sts.claim_name(t, ordinal)}"
+            existing = self.snap.pvcs.get(ckey)
+            if existing is not None and ckey not in self.deleted:
+                if existing.terminating:
+                    self.error = True
+                    return False
+                continue
+            claim = statefulset_claim(sts, ordinal, t.name)
+            owner = OwnerRef("StatefulSet", sts.name, sts.uid, True) if sts.retention_when_deleted == "Delete" else None
+            claim = replace(claim, owner=owner, uid=object_uid("PersistentVolumeClaim", claim.namespace, claim.name, self.clock.tick()))
+            self.actions.append(CreateClaim(claim, self._reason(f"create Claim {claim.name} for Pod {pod.name}")))
+            self.deleted.discard(ckey)
+        return True
+
+    def delete_pod(self, pod: Pod, why: str, condemned: bool = False) -> None:
+        """stateful_pod_control.go DeleteStatefulPod; for a condemned pod under whenScaled: Delete,
+        also what the garbage collector then does to the claims it owns."""
+        sts = self.sts
+        self.actions.append(DeletePod(pod.key, self._reason(why)))
+        self.deleted.add(pod.key)
+        if not condemned or sts.retention_when_scaled != "Delete":
+            return
+        ordinal = get_ordinal(sts, pod)
+        for t in sts.volume_claim_templates:
+            ckey = f"{sts.namespace}/{sts.claim_name(t, ordinal)}"
+            if ckey in self.snap.pvcs and ckey not in self.deleted:
+                self.actions.append(DeleteClaim(ckey, self._reason(
+                    f"garbage collector: Claim {ckey.split('/', 1)[1]} was owned by condemned Pod {pod.name} "
+                    "(persistentVolumeClaimRetentionPolicy.whenScaled: Delete)")))
+                self.deleted.add(ckey)
