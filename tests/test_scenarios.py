@@ -19,7 +19,7 @@ from planner.services.workloads import parse_workload
 from .conftest import SCENARIOS, run_cli
 
 FILES = sorted(SCENARIOS.glob("*.yaml"))
-IMPLEMENTED = {"validate", "explain", "check", "capacity"}
+IMPLEMENTED = {"validate", "explain", "check", "capacity", "simulate"}
 
 
 def _expect(path: Path) -> dict:
@@ -81,6 +81,8 @@ def test_scenario(path: Path, section: str, entry, tmp_path):
         _check_check(path, entry)
     elif section == "capacity":
         _check_capacity(path, entry)
+    elif section == "simulate":
+        _check_simulate(path, entry)
 
 
 def _check_explain(path: Path, entry: dict, tmp_path: Path) -> None:
@@ -159,3 +161,41 @@ def test_render_passes_validate(path: Path):
     v = run_cli(["validate", "-", "-o", "json"], stdin=r.out.encode())
     assert v.code == 0, v.out
     assert json.loads(v.out)["valid"]
+
+
+def _workload_args(path: Path) -> list[str]:
+    snap = _snapshot(path)
+    args = []
+    for key in snap.deployments:
+        args += ["--workload", f"deployment/{key}"]
+    for key in snap.statefulsets:
+        args += ["--workload", f"statefulset/{key}"]
+    return args
+
+
+def _check_simulate(path: Path, entry: dict) -> None:
+    if "rollout" in entry:
+        args = ["simulate", path, "--workload", entry["rollout"], "--rollout", "-o", "json"]
+    else:
+        args = ["simulate", path, *_workload_args(path), "-o", "json"]
+    r = run_cli(args)
+    assert r.code in (0, 1), r.err
+    data = json.loads(r.out)
+    assert r.code == (0 if data["completed"] else 1)
+    if "completes" in entry:
+        assert data["completed"] == entry["completes"], data["stuck"]
+    if "stuck_pod" in entry:
+        assert entry["stuck_pod"] in [s["pod"] for s in data["stuck"]]
+    if "after_step" in entry:
+        step = data["steps"][entry["after_step"]]
+        if "pod" in entry:
+            pod = step["pods"][entry["pod"]]
+            if "phase" in entry:
+                assert pod["phase"] == entry["phase"], pod
+            if "zone" in entry:
+                assert pod["zone"] == entry["zone"], pod
+        if "zone_counts" in entry:
+            wl = entry["workload"]
+            kind, name = wl.split("/", 1)
+            key = f"{kind}/default/{name}" if name.count("/") == 0 else wl
+            assert step["zones"][key] == entry["zone_counts"], step["zones"]

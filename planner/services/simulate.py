@@ -322,6 +322,7 @@ class Simulator:
                     "zones": {str(r): self.zone_counts(r) for r in watch},
                     "skew": {str(r): self.skew(r) for r in watch},
                     "pending": sorted(self.pending_since),
+                    "pods": self.final(watch)["pods"],
                 }
             )
         stuck = []
