@@ -2274,3 +2274,28 @@ def test_go_quoting() -> None:
     assert go_quote("a\nb\tc\x01é\u00a0") == '"a\\nb\\tc\\x01é\\u00a0"'
     assert go_json({"k": "\n<&>\u2028"}) == '{"k":"\\n\\u003c\\u0026\\u003e\\u2028"}'
     assert go_json([1.5, 1e21, 1e-7, None]) == "[1.5,1e+21,1e-7,null]"
+
+
+def test_memo_hit_still_checks_per_pod_names():
+    """Pods of one template share a memo entry up to volume, claim and node names; those are
+    checked on every hit, so a bad name in the second pod is still reported."""
+    from planner.validation import validate_objects
+
+    def pod(name: str, vol: str, claim: str, node: str) -> dict:
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {
+                "nodeName": node,
+                "containers": [{"name": "c", "image": "x", "volumeMounts": [{"name": vol, "mountPath": "/d"}]}],
+                "volumes": [{"name": vol, "persistentVolumeClaim": {"claimName": claim}}],
+            },
+        }
+
+    ok = pod("p0", "kube-api-access-abcde", "data-web-0", "node-1")
+    bad = pod("p1", "Bad_Name", "data-web-1", "node_2")
+    errs = validate_objects([ok, bad])
+    assert any("spec.volumes[0].name: Invalid value: \"Bad_Name\"" in e for e in errs), errs
+    assert any("spec.nodeName: Invalid value: \"node_2\"" in e for e in errs), errs
+    assert not any(e.startswith("Pod default/p0") for e in errs)

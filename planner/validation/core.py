@@ -1341,8 +1341,19 @@ def _validate_volumes(spec: dict, path: str, pod_name: str | None, errs: Errs) -
 _VALID_SPECS: set[tuple[bool, str, bytes]] = set()
 
 
+_PER_POD_FIELDS = ("nodeName", "hostname", "subdomain")
+
+
 def _spec_key(spec: dict, pod_name: str | None, is_pod: bool) -> tuple[bool, str, bytes] | None:  # type: ignore[type-arg]
-    rest = spec if "nodeName" not in spec else {k: v for k, v in spec.items() if k != "nodeName"}
+    """The memo key: the spec's JSON without what differs from pod to pod of one controller.
+
+    Besides nodeName (and a StatefulSet pod's hostname), pods of one template differ in their
+    volumes' names (the projected service-account volume kube-api-access-<random>) and claim
+    names (<template>-<sts>-<ordinal>): every such string is replaced by a positional token that
+    no JSON text can contain, so a hit means "the same spec up to these names", and the names
+    themselves are checked on every hit (``_check_names``).
+    """
+    rest = spec if not any(f in spec for f in _PER_POD_FIELDS) else {k: v for k, v in spec.items() if k not in _PER_POD_FIELDS}
     try:
         b = orjson.dumps(rest, option=_ORJSON_OPTS)
     except (TypeError, orjson.JSONEncodeError):
@@ -1352,7 +1363,50 @@ def _spec_key(spec: dict, pod_name: str | None, is_pod: bool) -> tuple[bool, str
     eph = ""
     if pod_name and b'"ephemeral"' in b:
         eph = pod_name  # ephemeral volumes' PVC names depend on the pod's name
+    vols = spec.get("volumes")
+    if type(vols) is list and vols and not eph:  # ephemeral claims depend on names: no tokens
+        names = _volume_strings(vols)
+        if names is None:
+            return None
+        for i, n in enumerate(names):
+            b = b.replace(orjson.dumps(n), b'"\x00%d"' % i)
     return is_pod, eph, b
+
+
+def _volume_strings(vols: list) -> list[str] | None:  # type: ignore[type-arg]
+    """Volume names and claim names, longest first (so no name is replaced inside another)."""
+    out: set[str] = set()
+    for v in vols:
+        if type(v) is not dict:
+            return None
+        n = v.get("name")
+        if type(n) is str:
+            out.add(n)
+        pvc = v.get("persistentVolumeClaim")
+        if type(pvc) is dict and type(pvc.get("claimName")) is str:
+            out.add(pvc["claimName"])
+    return sorted(out, key=lambda x: (-len(x), x))
+
+
+def _check_names(spec: dict, path: str, errs: Errs) -> None:  # type: ignore[type-arg]
+    """On a memo hit: what the key left out (nodeName, volume and claim names, hostname)."""
+    node_name = get_str(spec, "nodeName", path, errs)
+    if node_name:
+        for msg in name_is_dns_subdomain(node_name, False):
+            errs.append(invalid(f"{path}.nodeName", node_name, msg))
+    vols = spec.get("volumes")
+    if type(vols) is list:
+        for i, v in enumerate(vols):
+            name = v.get("name")
+            if type(name) is str:
+                for m in is_dns1123_label(name):
+                    errs.append(invalid(f"{path}.volumes[{i}].name", name, m))
+    if "hostname" in spec or "subdomain" in spec:
+        for f in ("hostname", "subdomain"):
+            v = get_str(spec, f, path, errs)
+            if v:
+                for m in is_dns1123_label(v):
+                    errs.append(invalid(f"{path}.{f}", v, m))
 
 
 def validate_pod_spec(spec: dict, path: str, errs: Errs, pod_name: str | None = None, is_pod: bool = False) -> None:  # type: ignore[type-arg]
@@ -1362,13 +1416,17 @@ def validate_pod_spec(spec: dict, path: str, errs: Errs, pod_name: str | None = 
     does not validate them on create)."""
     key = _spec_key(spec, pod_name, is_pod)
     if key is not None and key in _VALID_SPECS:
-        node_name = get_str(spec, "nodeName", path, errs)
-        if node_name:
-            for msg in name_is_dns_subdomain(node_name, False):
-                errs.append(invalid(f"{path}.nodeName", node_name, msg))
+        _check_names(spec, path, errs)
         return
     before = len(errs)
     _validate_pod_spec(spec, path, errs, pod_name, is_pod)
+    _check_names_extra = "hostname" in spec or "subdomain" in spec
+    if _check_names_extra:
+        for f in ("hostname", "subdomain"):
+            v = spec.get(f)
+            if type(v) is str and v:
+                for m in is_dns1123_label(v):
+                    errs.append(invalid(f"{path}.{f}", v, m))
     if key is not None and len(errs) == before:
         if len(_VALID_SPECS) >= _VALID_SPECS_MAX:
             _VALID_SPECS.clear()
