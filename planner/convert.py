@@ -233,9 +233,12 @@ class Converter:
             elif isinstance(v.get("ephemeral"), dict):
                 # ephemeral.go: the claim of a generic ephemeral volume is named <pod>-<volume>
                 vols.append(PodVolume(name, f"{pod_name}-{name}", True, False))
+        # only what effective_requests reads, so that pods of one template share the memo entry
         req_src = {
-            "containers": spec.get("containers"),
-            "initContainers": spec.get("initContainers"),
+            "containers": [{"resources": _d(c).get("resources")} for c in _l(spec.get("containers"))],
+            "initContainers": [
+                {"resources": _d(c).get("resources"), "restartPolicy": _d(c).get("restartPolicy")} for c in _l(spec.get("initContainers"))
+            ],
             "overhead": spec.get("overhead"),
             "resources": spec.get("resources"),
         }
