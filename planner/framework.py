@@ -52,7 +52,7 @@ class Status:
 class NodeInfo:
     """framework.NodeInfo: a node and the pods the scheduler believes are on it."""
 
-    __slots__ = ("node", "pods", "requested", "used_ports", "pods_with_affinity", "pods_with_required_anti_affinity")
+    __slots__ = ("node", "pods", "requested", "used_ports", "pods_with_affinity", "pods_with_required_anti_affinity", "by_namespace")
 
     def __init__(self, node: Node, pods: Iterable[Pod] = ()) -> None:
         self.node = node
@@ -62,6 +62,8 @@ class NodeInfo:
         self.used_ports: dict[tuple[str, int], set[str]] = {}
         self.pods_with_affinity: list[Pod] = []
         self.pods_with_required_anti_affinity: list[Pod] = []
+        # namespace -> the node's pods in it (spread and affinity count within namespaces)
+        self.by_namespace: dict[str, list[Pod]] = {}
         for p in pods:
             self.add_pod(p)
 
@@ -69,8 +71,21 @@ class NodeInfo:
     def name(self) -> str:
         return self.node.name
 
+    def clone(self) -> "NodeInfo":
+        """A copy that can take and lose pods without touching this one (cheaper than rebuilding)."""
+        c = NodeInfo.__new__(NodeInfo)
+        c.node = self.node
+        c.pods = list(self.pods)
+        c.requested = dict(self.requested)
+        c.used_ports = {k: set(v) for k, v in self.used_ports.items()}
+        c.pods_with_affinity = list(self.pods_with_affinity)
+        c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        c.by_namespace = {k: list(v) for k, v in self.by_namespace.items()}
+        return c
+
     def add_pod(self, pod: Pod) -> None:
         self.pods.append(pod)
+        self.by_namespace.setdefault(pod.namespace, []).append(pod)
         req = self.requested
         for k, v in pod.spec.requests.items():
             req[k] = req.get(k, 0) + v
@@ -90,6 +105,11 @@ class NodeInfo:
                 break
         else:
             return
+        same_ns = self.by_namespace.get(pod.namespace, [])
+        for i, p in enumerate(same_ns):
+            if p.name == pod.name:
+                del same_ns[i]
+                break
         req = self.requested
         for k, v in pod.spec.requests.items():
             req[k] = req.get(k, 0) - v
@@ -132,6 +152,16 @@ class ClusterState:
             pvs=dict(snap.pvs),
             storage_classes=dict(snap.storage_classes),
             namespace_labels=ns_labels,
+        )
+
+    def clone(self) -> "ClusterState":
+        """Node infos cloned, volume objects in fresh dicts: binding into the clone leaves self alone."""
+        return ClusterState(
+            node_infos=[ni.clone() for ni in self.node_infos],
+            pvcs=dict(self.pvcs),
+            pvs=dict(self.pvs),
+            storage_classes=dict(self.storage_classes),
+            namespace_labels=self.namespace_labels,
         )
 
     def namespace_labels_of(self, namespace: str) -> dict[str, str]:

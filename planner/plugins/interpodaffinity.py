@@ -193,11 +193,23 @@ def pre_filter(pod: Pod, cluster: ClusterState) -> tuple[PreFilterState | object
         inc_anti = [_IncomingTerm(t, cluster) for t in anti_terms]
         aff_counts = state.affinity_counts
         anti_counts = state.anti_affinity_counts
+        # Only pods in the namespaces the terms name can match (unless a term has a namespace
+        # selector): look at those namespaces' pods alone.
+        terms_all = affinity_terms + anti_terms
+        nss: list[str] | None = None
+        if all(t.namespace_selector is None for t in terms_all):
+            nss = sorted({ns for t in terms_all for ns in t.namespaces})
         for ni in cluster.node_infos:
             if not ni.pods:
                 continue
             labels = ni.node.labels
-            for ep in ni.pods:
+            if nss is None:
+                candidates: list[Pod] = ni.pods
+            elif len(nss) == 1:
+                candidates = ni.by_namespace.get(nss[0], [])
+            else:
+                candidates = [p for ns in nss for p in ni.by_namespace.get(ns, ())]
+            for ep in candidates:
                 # updateWithAffinityTerms: only a pod matching ALL terms counts, once per term.
                 if inc_aff:
                     for it in inc_aff:

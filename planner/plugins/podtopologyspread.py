@@ -209,7 +209,7 @@ def pre_filter(pod: Pod, cluster: ClusterState) -> tuple[PreFilterState | object
         candidates = None
         if any_counting and ni.pods:
             # Bypass terminating pods (#87621) and other namespaces.
-            candidates = [p.labels for p in ni.pods if not p.terminating and p.namespace == ns]
+            candidates = [p.labels for p in ni.by_namespace.get(ns, ()) if not p.terminating]
         for i, c in enumerate(constraints):
             # matchNodeInclusionPolicies
             if c.node_affinity_policy == HONOR and not affinity_ok:

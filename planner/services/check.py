@@ -56,7 +56,7 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
         "ordered": problem.ordered,
         "model": "final-state" if not problem.ordered else "ordered",
     }
-    out = _attempt(problem, ctx, snap2, opts, stats, sequenced=False)
+    out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False)
     if out is None:
         # The final placements found cannot be ordered through the filters: decide exactly with
         # the sequenced model (one node per class when per-node domains are involved).
@@ -72,7 +72,7 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
             )
         stats["model"] = "ordered" if problem.ordered else "sequenced"
         stats["node_classes"] = len(problem.classes)
-        out = _attempt(problem, ctx, snap2, opts, stats, sequenced=not problem.ordered)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered)
         if out is None:
             raise UnknownResult("unknown: no verified order found for the model's placement; planner gives no answer rather than a wrong one")
     out.plans = plans
@@ -80,7 +80,7 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
     return out
 
 
-def _attempt(problem: Problem, ctx: Context, snap: Snapshot, opts: SolveOptions, stats: dict, sequenced: bool) -> CheckOutcome | None:
+def _attempt(problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveOptions, stats: dict, sequenced: bool) -> CheckOutcome | None:
     built = models.build(problem)
     if sequenced:
         add_sequence(built)
@@ -91,7 +91,7 @@ def _attempt(problem: Problem, ctx: Context, snap: Snapshot, opts: SolveOptions,
     if res.status == "infeasible":
         core = minimise_core(built, res.core, opts)
         return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, stats, [])
-    placement = order_witness(problem, ctx, res.x, snap, res.sequence or None)
+    placement = order_witness(problem, ctx, res.x, cluster, res.sequence or None)
     if placement is None:
         return None
     return CheckOutcome(True, placement, [], [], problem, stats, [])
@@ -101,14 +101,14 @@ def _attempt(problem: Problem, ctx: Context, snap: Snapshot, opts: SolveOptions,
 
 
 def order_witness(
-    problem: Problem, ctx: Context, x: dict[tuple[int, int], int], snap: Snapshot, sequence: list[tuple[int, int]] | None = None
+    problem: Problem, ctx: Context, x: dict[tuple[int, int], int], base: ClusterState, sequence: list[tuple[int, int]] | None = None
 ) -> dict[str, str] | None:
     """Place every pod through all filters, following the model's class quotas; None if stuck.
 
     Lowest domain first (the order that the spread argument in models/podtopologyspread.py
     proves sufficient), pods of an OrderedReady workload strictly in creation order.
     """
-    cluster = ClusterState.from_snapshot(snap)
+    cluster = base.clone()
     quota = {k: v for k, v in x.items() if v > 0}
     queues = [list(pods) for pods in ctx.group_pods]
     heads: dict[str, int] = {}

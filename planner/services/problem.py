@@ -61,23 +61,26 @@ def _signature(p: Pod, plan_index: int) -> tuple:
     return (plan_index, labels, tuple(sorted(p.spec.requests.items())), id(p.spec.affinity), p.spec.topology_spread_constraints, p.spec.tolerations, tuple(sorted(p.spec.node_selector.items())), p.spec.host_ports)
 
 
-def _static_failures(pod: Pod, cluster: ClusterState) -> list[list[tuple[str, str]]]:
-    """Per node (in cluster order): every static plugin that rejects the pod, with its reason."""
+VOLUME_PLUGINS = (volumebinding, volumezone)
+
+
+def _static_failures(pod: Pod, cluster: ClusterState, volume_only: bool = False, base: list[list[tuple[str, str]]] | None = None) -> list[list[tuple[str, str]]]:
+    """Per node (in cluster order): every static plugin that rejects the pod, with its reason.
+
+    ``volume_only``: just VolumeBinding and VolumeZone, added to a copy of ``base`` (the verdicts
+    of the pod's volume-less signature, computed once for all pods of a template).
+    """
+    if volume_only:
+        out = [list(row) for row in (base or [[] for _ in cluster.node_infos])]
+        for mod in VOLUME_PLUGINS:
+            _run_static(mod, pod, cluster, out)
+        return _sorted_rows(out)
     n = len(cluster.node_infos)
-    out: list[list[tuple[str, str]]] = [[] for _ in range(n)]
+    out = [[] for _ in range(n)]
     for mod in STATIC_PLUGINS:
-        state, status = mod.pre_filter(pod, cluster)
-        if status is not None:
-            for row in out:
-                row.append((mod.NAME, status.message))
+        if mod in VOLUME_PLUGINS:
             continue
-        if state is SKIP:
-            continue
-        flt = mod.filter
-        for i, ni in enumerate(cluster.node_infos):
-            st = flt(state, pod, ni)
-            if st is not None:
-                out[i].append((mod.NAME, st.message))
+        _run_static(mod, pod, cluster, out)
     # InterPodAffinity against existing pods: anti-affinity both ways (affinity is the model's)
     aff = pod.spec.affinity
     if aff is not None:
@@ -105,20 +108,49 @@ def _static_failures(pod: Pod, cluster: ClusterState) -> list[list[tuple[str, st
     return out
 
 
-def _capacity(pod: Pod, ni: NodeInfo, limit: int) -> int:
-    """How many more pods like ``pod`` fit on the node (NodeResourcesFit, repeated)."""
+_ORDER = {mod.NAME: i for i, mod in enumerate((*STATIC_PLUGINS, ipa, pts))}
+
+
+def _sorted_rows(rows: list[list[tuple[str, str]]]) -> list[list[tuple[str, str]]]:
+    """Each node's failures in filter order (volume verdicts are merged in afterwards)."""
+    for row in rows:
+        if len(row) > 1:
+            row.sort(key=lambda f: _ORDER.get(f[0], 99))
+    return rows
+
+
+def _run_static(mod: Any, pod: Pod, cluster: ClusterState, out: list[list[tuple[str, str]]]) -> None:
+    state, status = mod.pre_filter(pod, cluster)
+    if status is not None:
+        for row in out:
+            row.append((mod.NAME, status.message))
+        return
+    if state is SKIP:
+        return
+    flt = mod.filter
+    for i, ni in enumerate(cluster.node_infos):
+        st = flt(state, pod, ni)
+        if st is not None:
+            out[i].append((mod.NAME, st.message))
+
+
+def _capacities(pod: Pod, nodes: list[NodeInfo], limit: int) -> list[int]:
+    """Per node: how many more pods like ``pod`` fit (NodeResourcesFit, repeated)."""
     state, _ = noderesourcesfit.pre_filter(pod, None)  # type: ignore[arg-type]
-    if noderesourcesfit.filter(state, pod, ni) is not None:
-        return 0
-    alloc = ni.node.allocatable
-    used = ni.requested
-    k = alloc.get(PODS, 0) - len(ni.pods)
-    for name, q in pod.spec.requests.items():
-        if q <= 0:
+    flt = noderesourcesfit.filter
+    reqs = [(name, q) for name, q in pod.spec.requests.items() if q > 0 and (name in (CPU, MEMORY, EPHEMERAL_STORAGE) or noderesourcesfit.is_scalar_resource_name(name))]
+    out = []
+    for ni in nodes:
+        if flt(state, pod, ni) is not None:
+            out.append(0)
             continue
-        if name in (CPU, MEMORY, EPHEMERAL_STORAGE) or noderesourcesfit.is_scalar_resource_name(name):
+        alloc = ni.node.allocatable
+        used = ni.requested
+        k = alloc.get(PODS, 0) - len(ni.pods)
+        for name, q in reqs:
             k = min(k, (alloc.get(name, 0) - used.get(name, 0)) // q)
-    return max(0, min(k, limit))
+        out.append(max(0, min(k, limit)))
+    return out
 
 
 def _per_node_keys(cluster: ClusterState, keys: set[str]) -> set[str]:
@@ -205,14 +237,15 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     verdicts: list[tuple] = []
     details: dict[str, tuple[list[str], str]] = {}
     for i, p in new_pods:
+        sig = _signature(p, i)
+        base = by_sig.get(sig)
+        if base is None:
+            base = by_sig[sig] = _static_failures(p, cluster)
         if p.spec.volumes:
-            v = _static_failures(p, cluster)
+            v = _static_failures(p, cluster, volume_only=True, base=base)
             details[p.key] = _claim_detail(p, cluster)
         else:
-            sig = _signature(p, i)
-            v = by_sig.get(sig)
-            if v is None:
-                v = by_sig[sig] = _static_failures(p, cluster)
+            v = base
         verdicts.append(tuple(tuple(row) for row in v))
 
     # 2. groups: interchangeable pods (same signature and same static verdicts)
@@ -259,7 +292,13 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     zone_keys = sorted((topo_keys - per_node) | {LABEL_ZONE})
 
     # 4. per-node facts that must be uniform within a class
-    caps = [[_capacity(rep, ni, groups[g].count) for ni in nodes] for g, rep in enumerate(reps)]
+    cap_memo: dict[tuple, list[int]] = {}
+    caps = []
+    for g, rep in enumerate(reps):
+        ck = (tuple(sorted(rep.spec.requests.items())), groups[g].count)
+        if ck not in cap_memo:
+            cap_memo[ck] = _capacities(rep, nodes, groups[g].count)
+        caps.append(cap_memo[ck])
     multi_vector = len({tuple(sorted(g.requests.items())) for g in groups}) > 1
     spread_sigs: list[tuple[int, pts.ConstraintState]] = []
     for g, st in enumerate(spread_states):
