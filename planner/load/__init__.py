@@ -198,7 +198,8 @@ def build_snapshot(raw: RawInput) -> Snapshot:
                 snap.namespaces[key] = convert.namespace(o)
         except (TypeError, ValueError, AttributeError, KeyError) as e:  # a gap in validation, never a traceback
             raise InputError(f"{kind} {key}: cannot be read: {e}") from None
-        snap.raw[(kind, key)] = o
+        if kind != "Pod":  # pods are never patched or rendered from here: their dicts can go
+            snap.raw[(kind, key)] = o
     _note_dangling(snap)
     if raw.scenario is not None:
         snap.scenario = {

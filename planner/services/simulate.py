@@ -478,7 +478,13 @@ def _convert_objects(manifest: Any, path: str) -> list[tuple[str, str, Any]]:
     if errors:
         raise InputError(*[f"{path}: {e}" for e in errors])
     built = build_snapshot(raw)
-    return [(kind, key, _lookup(built, kind, key)) for (kind, key) in built.raw]
+    out: list[tuple[str, str, Any]] = []
+    for kind, table in (("Node", built.nodes), ("PersistentVolumeClaim", built.pvcs), ("Deployment", built.deployments),
+                        ("StatefulSet", built.statefulsets), ("HorizontalPodAutoscaler", built.hpas), ("PodDisruptionBudget", built.pdbs)):
+        out.extend((kind, key, obj) for key, obj in table.items())
+    if not out:
+        raise InputError(f"{path}: create: no object of a kind the replay can create")
+    return out
 
 
 def _lookup(snap: Snapshot, kind: str, key: str) -> Any:
