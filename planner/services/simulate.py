@@ -24,10 +24,25 @@ from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
 from planner.errors import InputError, UsageError
 from planner.framework import ClusterState, NodeInfo
 from planner.services.binding import bind_pod
+from planner.services.fastfilter import FastFilter, supports
 from planner.services.workloads import WorkloadRef, find_workload, is_running, parse_workload
 from planner.snapshot import Snapshot
 
 MAX_ROUNDS = 10_000
+MIN_FEASIBLE_NODES_TO_FIND = 100  # schedule_one.go minFeasibleNodesToFind
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int = 0) -> int:
+    """schedule_one.go numFeasibleNodesToFind with the default percentageOfNodesToScore (0: adaptive)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = 50 - num_all_nodes // 125
+        if percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    num = num_all_nodes * percentage // 100
+    return max(num, MIN_FEASIBLE_NODES_TO_FIND)
 
 
 @dataclass
@@ -61,12 +76,21 @@ class Step:
 
 
 class Simulator:
-    def __init__(self, snap: Snapshot, seed: int = 0, pod_management: str | None = None, progress: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        snap: Snapshot,
+        seed: int = 0,
+        pod_management: str | None = None,
+        progress: Callable[[str], None] | None = None,
+        fast: bool = True,
+    ) -> None:
         self.snap = snap.copy()
         if pod_management:
             for k, s in list(self.snap.statefulsets.items()):
                 self.snap.statefulsets[k] = replace(s, pod_management_policy=pod_management)
+        self.use_fast = fast
         self.cluster = self._cluster()
+        self.next_start = 0  # schedule_one.go nextStartNodeIndex
         self.rng = random.Random(seed)
         self.progress = progress
         self.step_index = 0
@@ -90,6 +114,7 @@ class Simulator:
             storage_classes=snap.storage_classes,
             namespace_labels={name: snap.namespace_labels(name) for name in snap.namespaces},
         )
+        self.fast = FastFilter(cs) if self.use_fast else None
         return cs
 
     def _event(self, kind: str, **kw: Any) -> None:
@@ -100,6 +125,8 @@ class Simulator:
         if pod is None:
             return
         if pod.spec.node_name:
+            if self.fast is not None:
+                self.fast.on_delete(pod)
             self.cluster.remove_pod(pod)
         self.pending_since.pop(key, None)
         self._event("deleted", pod=key, node=pod.spec.node_name or None, reason=reason)
@@ -131,7 +158,11 @@ class Simulator:
         """One pass of the scheduling queue: every Pending pod tried once, in order."""
         moved = False
         for pod in self._queue():
-            feasible = plugins.feasible_nodes(pod, self.cluster)
+            if self.fast is not None and supports(pod):
+                feasible = self.fast.feasible(pod)
+            else:
+                feasible = plugins.feasible_nodes(pod, self.cluster)
+            feasible = self._nodes_to_score(feasible)
             if not feasible:
                 if pod.key not in self.pending_since:
                     self.pending_since[pod.key] = self.step_index
@@ -143,6 +174,8 @@ class Simulator:
                 scores = self.scoring.score_nodes(pod, self.cluster, feasible)
                 host = self.scoring.select_host(scores, self.rng)
             bound = bind_pod(self.cluster, pod, host)
+            if self.fast is not None:
+                self.fast.on_bind(bound)
             self.snap.pods[pod.key] = bound
             self.pending_since.pop(pod.key, None)
             self.placements += 1
@@ -150,6 +183,25 @@ class Simulator:
             self._event("scheduled", pod=pod.key, node=host, zone=node.zone)
             moved = True
         return moved
+
+    def _nodes_to_score(self, feasible: list[str]) -> list[str]:
+        """schedule_one.go findNodesThatPassFilters: nodes are examined from nextStartNodeIndex and
+        the search stops once numFeasibleNodesToFind nodes passed (adaptive percentage: 50% minus
+        1% per 125 nodes, at least 5%, at least 100 nodes); the next pod starts where it stopped."""
+        n = len(self.cluster.node_infos)
+        want = num_feasible_nodes_to_find(n)
+        if not feasible:
+            self.next_start = (self.next_start + n) % max(n, 1) if n else 0
+            return []
+        if want >= n:
+            return feasible  # every node examined: nextStartNodeIndex moves a full turn
+        order = self.fast.pos if self.fast is not None else {ni.name: i for i, ni in enumerate(self.cluster.node_infos)}
+        start = self.next_start
+        ranked = sorted(feasible, key=lambda name: (order[name] - start) % n)
+        chosen = ranked[:want]
+        processed = ((order[chosen[-1]] - start) % n) + 1 if len(chosen) == want else n
+        self.next_start = (start + processed) % n
+        return chosen
 
     def settle(self) -> None:
         for _ in range(MAX_ROUNDS):
@@ -227,6 +279,8 @@ class Simulator:
             snap.nodes[name] = replace(node, unschedulable=True)
             ni = self.cluster.by_name[name]
             ni.node = snap.nodes[name]
+            if self.fast is not None:
+                self.fast = FastFilter(self.cluster)
             self.drain_pending = [p.key for p in list(ni.pods)]
             self._drain_round()
             return
