@@ -85,8 +85,69 @@ def _add(scores: dict[str, dict[str, int]], key: str, value: str, delta: int) ->
     m[value] = m.get(value, 0) + delta
 
 
+_SUMMARIES = "_ipa_score_summaries"
+
+
+def _summary(cluster: ClusterState, ni: NodeInfo, all_pods: bool) -> list[tuple[Pod, int, tuple]]:
+    """The node's pods (or pods with affinity) grouped by what scoring reads of them; one
+    representative, a count and the key of its own terms per group.  With ``all_pods`` the
+    incoming pod's terms match against namespace and labels, so those group; otherwise only the
+    existing pods' own terms matter (their labels only through matchLabelKeys).  Cached on the
+    cluster per node and revalidated by pod count and last pod, as score_arrays does."""
+    cache = cluster.__dict__.setdefault(_SUMMARIES, {})
+    pods = ni.pods if all_pods else ni.pods_with_affinity
+    sig = (len(pods), id(pods[-1]) if pods else 0)
+    key = (ni.name, all_pods)
+    hit = cache.get(key)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    groups: dict[tuple, list] = {}
+    for ep in pods:
+        labels = tuple(sorted(ep.labels.items()))
+        term_key = (id(ep.spec.affinity), ep.namespace, labels if _uses_label_keys(ep) else None)
+        gk = (ep.namespace, labels, term_key) if all_pods else term_key
+        g = groups.get(gk)
+        if g is None:
+            groups[gk] = [ep, 1, term_key]
+        else:
+            g[1] += 1
+    summary = [(g[0], g[1], g[2]) for g in groups.values()]
+    cache[key] = (sig, summary)
+    return summary
+
+
+def _existing_contributions(ep: Pod, pod: Pod, ns_labels: dict[str, str]) -> list[tuple[str, int]]:
+    """processExistingPod's terms of ``ep`` that the incoming pod matches: (topologyKey, delta)."""
+    eaff = ep.spec.affinity
+    out: list[tuple[str, int]] = []
+    if eaff is None:
+        return out
+    if HARD_POD_AFFINITY_WEIGHT > 0:
+        for t in _required(ep, eaff.pod_affinity_required):
+            if t.matches(pod, ns_labels):
+                out.append((t.topology_key, HARD_POD_AFFINITY_WEIGHT))
+    for t, w in _weighted(ep, eaff.pod_affinity_preferred):
+        if t.matches(pod, ns_labels):
+            out.append((t.topology_key, w))
+    for t, w in _weighted(ep, eaff.pod_anti_affinity_preferred):
+        if t.matches(pod, ns_labels):
+            out.append((t.topology_key, -w))
+    return out
+
+
+def _uses_label_keys(ep: Pod) -> bool:
+    aff = ep.spec.affinity
+    if aff is None:
+        return False
+    terms = list(aff.pod_affinity_required) + [w.term for w in aff.pod_affinity_preferred + aff.pod_anti_affinity_preferred]
+    return any(t.match_label_keys or t.mismatch_label_keys for t in terms)
+
+
 def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[str, dict[str, int]] | object:
-    """scoring.go PreScore: topologyKey -> topology value -> summed weight."""
+    """scoring.go PreScore: topologyKey -> topology value -> summed weight.
+
+    Pods that scoring cannot tell apart (same namespace, labels and affinity) are processed once
+    per node and their contribution multiplied by their number: the sums are the same."""
     aff = pod.spec.affinity
     pref_aff = aff.pod_affinity_preferred if aff is not None else ()
     pref_anti = aff.pod_anti_affinity_preferred if aff is not None else ()
@@ -101,48 +162,35 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
     if not has_constraints:
         # HavePodsWithAffinityList: only the nodes hosting pods with (anti-)affinity.
         infos = list(compress(infos, map(_with_affinity, infos)))
+    contrib_memo: dict[tuple, list[tuple[str, int]]] = {}
     for ni in infos:
-        pods = ni.pods if has_constraints else ni.pods_with_affinity
-        if not pods:
-            continue
         labels = ni.node.labels
         if not labels:
             continue  # processExistingPod: a node without labels contributes nothing
-        for ep in pods:
+        for ep, count, mk in _summary(cluster, ni, has_constraints):
             for it in inc_aff:
                 if it.matches(ep):
                     v = labels.get(it.key)
                     if v is not None:
-                        _add(topology, it.key, v, it.weight)
+                        _add(topology, it.key, v, it.weight * count)
                         touched = True
             for it in inc_anti:
                 if it.matches(ep):
                     v = labels.get(it.key)
                     if v is not None:
-                        _add(topology, it.key, v, -it.weight)
+                        _add(topology, it.key, v, -it.weight * count)
                         touched = True
             eaff = ep.spec.affinity
             if eaff is None:
                 continue
-            if HARD_POD_AFFINITY_WEIGHT > 0:
-                for t in _required(ep, eaff.pod_affinity_required):
-                    if t.matches(pod, ns_labels):
-                        v = labels.get(t.topology_key)
-                        if v is not None:
-                            _add(topology, t.topology_key, v, HARD_POD_AFFINITY_WEIGHT)
-                            touched = True
-            for t, w in _weighted(ep, eaff.pod_affinity_preferred):
-                if t.matches(pod, ns_labels):
-                    v = labels.get(t.topology_key)
-                    if v is not None:
-                        _add(topology, t.topology_key, v, w)
-                        touched = True
-            for t, w in _weighted(ep, eaff.pod_anti_affinity_preferred):
-                if t.matches(pod, ns_labels):
-                    v = labels.get(t.topology_key)
-                    if v is not None:
-                        _add(topology, t.topology_key, v, -w)
-                        touched = True
+            contribs = contrib_memo.get(mk)
+            if contribs is None:
+                contribs = contrib_memo[mk] = _existing_contributions(ep, pod, ns_labels)
+            for tk, delta in contribs:
+                v = labels.get(tk)
+                if v is not None:
+                    _add(topology, tk, v, delta * count)
+                    touched = True
     if not touched:
         return SKIP
     return topology
