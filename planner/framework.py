@@ -52,7 +52,7 @@ class Status:
 class NodeInfo:
     """framework.NodeInfo: a node and the pods the scheduler believes are on it."""
 
-    __slots__ = ("node", "pods", "requested", "used_ports", "pods_with_affinity", "pods_with_required_anti_affinity", "by_namespace")
+    __slots__ = ("node", "pods", "requested", "used_ports", "pods_with_affinity", "pods_with_required_anti_affinity", "by_namespace", "generation")
 
     def __init__(self, node: Node, pods: Iterable[Pod] = ()) -> None:
         self.node = node
@@ -64,6 +64,8 @@ class NodeInfo:
         self.pods_with_required_anti_affinity: list[Pod] = []
         # namespace -> the node's pods in it (spread and affinity count within namespaces)
         self.by_namespace: dict[str, list[Pod]] = {}
+        # bumped on every add and remove: caches of per-node facts compare it (framework.NodeInfo.Generation)
+        self.generation = 0
         for p in pods:
             self.add_pod(p)
 
@@ -81,9 +83,11 @@ class NodeInfo:
         c.pods_with_affinity = list(self.pods_with_affinity)
         c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
         c.by_namespace = {k: list(v) for k, v in self.by_namespace.items()}
+        c.generation = self.generation
         return c
 
     def add_pod(self, pod: Pod) -> None:
+        self.generation += 1
         self.pods.append(pod)
         self.by_namespace.setdefault(pod.namespace, []).append(pod)
         req = self.requested
@@ -105,6 +109,7 @@ class NodeInfo:
                 break
         else:
             return
+        self.generation += 1
         same_ns = self.by_namespace.get(pod.namespace, [])
         for i, p in enumerate(same_ns):
             if p.name == pod.name:

@@ -270,12 +270,15 @@ def object_uid(kind: str, namespace: str, name: str, created: str) -> str:
 _MAX_GENERATED_NAME_LENGTH = 63 - 5
 
 
-def generate_name(prefix: str, taken: Callable[[str], bool]) -> str:
+def generate_name(prefix: str, taken: Callable[[str], bool], start: list[int] | None = None) -> str:
     """storage/names SimpleNameGenerator.GenerateName, made deterministic: the 5-character suffix
     hashes ``<base>/<counter>`` (as planner.scenario does), counting up to the first free name."""
     base = prefix[:_MAX_GENERATED_NAME_LENGTH]
     stem = prefix[:-1] if prefix.endswith("-") else prefix
-    i = 0
+    # ``start`` (a one-element list) carries the counter between the names of one sync, so that
+    # creating n pods probes n names, not n^2/2; each sync starts from 0: the names stay a pure
+    # function of the pods that exist
+    i = start[0] if start else 0
     while True:
         h = fnv32a(f"{stem}/{i}".encode())
         suffix = ""
@@ -284,6 +287,8 @@ def generate_name(prefix: str, taken: Callable[[str], bool]) -> str:
             h //= len(SAFE_ALPHANUMS)
         name = base + suffix
         if not taken(name):
+            if start is not None:
+                start[0] = i + 1
             return name
         i += 1
 

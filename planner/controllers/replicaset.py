@@ -208,8 +208,9 @@ def _reconcile_replicaset(snap: Snapshot, key: str) -> list[Action]:
         def taken(name: str) -> bool:
             return name in mine or f"{rs.namespace}/{name}" in snap.pods
 
+        counter = [0]
         for _ in range(n):
-            name = generate_name(rs.name + "-", taken)
+            name = generate_name(rs.name + "-", taken, counter)
             mine.add(name)
             pod = pod_from_template(rs, name, clock.tick())
             out.append(CreatePod(pod, f"ReplicaSet {key}: too few replicas, need {rs.replicas}, have {len(filtered)}"))

@@ -143,11 +143,50 @@ def _uses_label_keys(ep: Pod) -> bool:
     return any(t.match_label_keys or t.mismatch_label_keys for t in terms)
 
 
+_TOPOLOGY = "_ipa_score_topology"
+_MAX_ENTRIES = 256
+
+
+def _node_contribution(
+    cluster: ClusterState, ni: NodeInfo, has_constraints: bool, inc_aff: list, inc_anti: list, pod: Pod, ns_labels: dict[str, str], memo: dict
+) -> list[tuple[str, str, int]]:
+    """processExistingPod for every pod of one node: (topologyKey, value, delta) entries."""
+    labels = ni.node.labels
+    out: list[tuple[str, str, int]] = []
+    if not labels:
+        return out  # processExistingPod: a node without labels contributes nothing
+    if not has_constraints and not ni.pods_with_affinity:
+        return out
+    for ep, count, mk in _summary(cluster, ni, has_constraints):
+        for it in inc_aff:
+            if it.matches(ep):
+                v = labels.get(it.key)
+                if v is not None:
+                    out.append((it.key, v, it.weight * count))
+        for it in inc_anti:
+            if it.matches(ep):
+                v = labels.get(it.key)
+                if v is not None:
+                    out.append((it.key, v, -it.weight * count))
+        if ep.spec.affinity is None:
+            continue
+        contribs = memo.get(mk)
+        if contribs is None:
+            contribs = memo[mk] = _existing_contributions(ep, pod, ns_labels)
+        for tk, delta in contribs:
+            v = labels.get(tk)
+            if v is not None:
+                out.append((tk, v, delta * count))
+    return out
+
+
 def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[str, dict[str, int]] | object:
     """scoring.go PreScore: topologyKey -> topology value -> summed weight.
 
     Pods that scoring cannot tell apart (same namespace, labels and affinity) are processed once
-    per node and their contribution multiplied by their number: the sums are the same."""
+    per node and their contribution multiplied by their number.  Per incoming pod signature the
+    map is kept on the cluster with each node's share, and only the nodes whose pods changed
+    since (NodeInfo.generation) are processed again: the sums are those of a full pass."""
     aff = pod.spec.affinity
     pref_aff = aff.pod_affinity_preferred if aff is not None else ()
     pref_anti = aff.pod_anti_affinity_preferred if aff is not None else ()
@@ -156,42 +195,29 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
     inc_anti = [_Incoming(t, w, cluster) for t, w in _weighted(pod, pref_anti)]
     ns_labels = cluster.namespace_labels_of(pod.namespace)
 
-    topology: dict[str, dict[str, int]] = {}
-    touched = False
+    cache = cluster.__dict__.setdefault(_TOPOLOGY, {})
+    sig = (pod.namespace, tuple(sorted(pod.labels.items())), id(aff), aff)
     infos = cluster.node_infos
-    if not has_constraints:
-        # HavePodsWithAffinityList: only the nodes hosting pods with (anti-)affinity.
-        infos = list(compress(infos, map(_with_affinity, infos)))
-    contrib_memo: dict[tuple, list[tuple[str, int]]] = {}
-    for ni in infos:
-        labels = ni.node.labels
-        if not labels:
-            continue  # processExistingPod: a node without labels contributes nothing
-        for ep, count, mk in _summary(cluster, ni, has_constraints):
-            for it in inc_aff:
-                if it.matches(ep):
-                    v = labels.get(it.key)
-                    if v is not None:
-                        _add(topology, it.key, v, it.weight * count)
-                        touched = True
-            for it in inc_anti:
-                if it.matches(ep):
-                    v = labels.get(it.key)
-                    if v is not None:
-                        _add(topology, it.key, v, -it.weight * count)
-                        touched = True
-            eaff = ep.spec.affinity
-            if eaff is None:
-                continue
-            contribs = contrib_memo.get(mk)
-            if contribs is None:
-                contribs = contrib_memo[mk] = _existing_contributions(ep, pod, ns_labels)
-            for tk, delta in contribs:
-                v = labels.get(tk)
-                if v is not None:
-                    _add(topology, tk, v, delta * count)
-                    touched = True
-    if not touched:
+    entry = cache.get(sig)
+    if entry is None or len(entry["gens"]) != len(infos) or entry["names"] is not infos:
+        if len(cache) >= _MAX_ENTRIES:
+            cache.clear()
+        entry = cache[sig] = {"gens": [-1] * len(infos), "shares": [[] for _ in infos], "topology": {}, "nonempty": 0, "names": infos}
+    gens, shares, topology = entry["gens"], entry["shares"], entry["topology"]
+    memo: dict[tuple, list[tuple[str, int]]] = {}
+    for i, ni in enumerate(infos):
+        if gens[i] == ni.generation:
+            continue
+        old = shares[i]
+        new = _node_contribution(cluster, ni, has_constraints, inc_aff, inc_anti, pod, ns_labels, memo)
+        for tk, v, d in old:
+            topology[tk][v] -= d
+        for tk, v, d in new:
+            _add(topology, tk, v, d)
+        entry["nonempty"] += (1 if new else 0) - (1 if old else 0)
+        shares[i] = new
+        gens[i] = ni.generation
+    if not entry["nonempty"]:
         return SKIP
     return topology
 
