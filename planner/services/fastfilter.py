@@ -32,9 +32,17 @@ from planner.domain import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, LabelSelector, 
 from planner.framework import SKIP, ClusterState
 from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
 from planner.plugins import interpodaffinity as ipa
-from planner.plugins import nodeaffinity, nodename, nodeports, noderesourcesfit, nodeunschedulable, tainttoleration
+from planner.plugins import (
+    nodeaffinity,
+    nodename,
+    nodeports,
+    noderesourcesfit,
+    nodeunschedulable,
+    tainttoleration,
+    volumebinding,
+    volumezone,
+)
 from planner.plugins import podtopologyspread as pts
-from planner.plugins import volumebinding, volumezone
 
 STATIC = (nodeunschedulable, nodename, tainttoleration, nodeaffinity)
 _MAX_CACHE = 4096
@@ -59,7 +67,7 @@ class FastFilter:
         # (namespace or namespaces, selector, include terminating) -> matching pods per node
         self.counts: dict[Any, np.ndarray] = {}
         # existing required anti-affinity terms: term key -> (AffinityTerm, pods per node)
-        self.anti_terms: dict[Any, tuple[ipa.AffinityTerm, np.ndarray]] = {}
+        self.anti_terms: dict[Any, tuple[ipa.AffinityTerm, np.ndarray, list[int]]] = {}  # term, per node, [total]
         for i, ni in enumerate(infos):
             for p in ni.pods_with_required_anti_affinity:
                 self._anti_add(p, i, +1)
@@ -97,8 +105,9 @@ class FastFilter:
             key = (raw, pod.namespace, label_part)
             hit = self.anti_terms.get(key)
             if hit is None:
-                hit = self.anti_terms[key] = (ipa.AffinityTerm.of(pod, raw), np.zeros(self.n, dtype=np.int64))
+                hit = self.anti_terms[key] = (ipa.AffinityTerm.of(pod, raw), np.zeros(self.n, dtype=np.int64), [0])
             hit[1][i] += sign
+            hit[2][0] += sign
 
     # ------------------------------------------------------------------ arrays
 
@@ -225,8 +234,8 @@ class FastFilter:
     def _anti(self, pod: Pod, mask: np.ndarray) -> np.ndarray:
         ns_labels = self.cluster.namespace_labels_of(pod.namespace)
         # existing pods' required anti-affinity terms that match the incoming pod
-        for term, per_node in self.anti_terms.values():
-            if not per_node.any() or not term.matches(pod, ns_labels):
+        for term, per_node, total in self.anti_terms.values():
+            if not total[0] or not term.matches(pod, ns_labels):
                 continue
             mask = mask & ~self._blocked(term.topology_key, per_node)
         aff = pod.spec.affinity
@@ -247,23 +256,30 @@ class FastFilter:
         return np.where(codes >= 0, hot[np.where(codes >= 0, codes, len(values))], False)
 
     def feasible(self, pod: Pod) -> list[str]:
+        return [str(n) for n in self.names[self.feasible_mask(pod)]]
+
+    def feasible_positions(self, pod: Pod) -> np.ndarray:
+        """Node positions (in cluster order) that pass every filter."""
+        return np.flatnonzero(self.feasible_mask(pod))
+
+    def feasible_mask(self, pod: Pod) -> np.ndarray:
         mask = self._static_mask(pod) & self._resources(pod)
         if not mask.any():
-            return []
+            return mask
         if pod.spec.volumes:
             mask = self._slow(pod, mask, (volumebinding, volumezone))
             if not mask.any():
-                return []
+                return mask
         mask = self._spread(pod, mask)
         if not mask.any():
-            return []
+            return mask
         mask = self._anti(pod, mask)
         aff = pod.spec.affinity
         if aff is not None and aff.pod_affinity_required and mask.any():
             # required affinity (first-pod rule and all-terms counting) through the plugin itself
             anti_free = replace(pod, spec=replace(pod.spec, affinity=replace(aff, pod_anti_affinity_required=())))
             mask = self._slow(anti_free, mask, (ipa,))
-        return [str(n) for n in self.names[mask]]
+        return mask
 
     def _slow(self, pod: Pod, mask: np.ndarray, mods: tuple) -> np.ndarray:
         out = mask.copy()

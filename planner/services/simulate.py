@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from planner import controllers, plugins
 from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
 from planner.errors import InputError, UsageError
@@ -115,6 +117,7 @@ class Simulator:
             namespace_labels={name: snap.namespace_labels(name) for name in snap.namespaces},
         )
         self.fast = FastFilter(cs) if self.use_fast else None
+        self.pos = {ni.name: i for i, ni in enumerate(cs.node_infos)}
         return cs
 
     def _event(self, kind: str, **kw: Any) -> None:
@@ -159,10 +162,11 @@ class Simulator:
         moved = False
         for pod in self._queue():
             if self.fast is not None and supports(pod):
-                feasible = self.fast.feasible(pod)
+                positions = self.fast.feasible_positions(pod)
             else:
-                feasible = plugins.feasible_nodes(pod, self.cluster)
-            feasible = self._nodes_to_score(feasible)
+                names = plugins.feasible_nodes(pod, self.cluster)
+                positions = np.array([self.pos[n] for n in names], dtype=np.int64)
+            feasible = self._nodes_to_score(positions)
             if not feasible:
                 if pod.key not in self.pending_since:
                     self.pending_since[pod.key] = self.step_index
@@ -184,24 +188,25 @@ class Simulator:
             moved = True
         return moved
 
-    def _nodes_to_score(self, feasible: list[str]) -> list[str]:
+    def _nodes_to_score(self, positions: np.ndarray) -> list[str]:
         """schedule_one.go findNodesThatPassFilters: nodes are examined from nextStartNodeIndex and
         the search stops once numFeasibleNodesToFind nodes passed (adaptive percentage: 50% minus
-        1% per 125 nodes, at least 5%, at least 100 nodes); the next pod starts where it stopped."""
-        n = len(self.cluster.node_infos)
+        1% per 125 nodes, at least 5%, at least 100 nodes); the next pod starts where it stopped.
+        ``positions``: the feasible nodes' positions, ascending."""
+        infos = self.cluster.node_infos
+        n = len(infos)
+        if not len(positions):
+            return []  # every node examined: nextStartNodeIndex moves a full turn
         want = num_feasible_nodes_to_find(n)
-        if not feasible:
-            self.next_start = (self.next_start + n) % max(n, 1) if n else 0
-            return []
         if want >= n:
-            return feasible  # every node examined: nextStartNodeIndex moves a full turn
-        order = self.fast.pos if self.fast is not None else {ni.name: i for i, ni in enumerate(self.cluster.node_infos)}
+            return [infos[i].name for i in positions]
         start = self.next_start
-        ranked = sorted(feasible, key=lambda name: (order[name] - start) % n)
+        cut = int(np.searchsorted(positions, start))
+        ranked = np.concatenate((positions[cut:], positions[:cut]))
         chosen = ranked[:want]
-        processed = ((order[chosen[-1]] - start) % n) + 1 if len(chosen) == want else n
+        processed = ((int(chosen[-1]) - start) % n) + 1 if len(chosen) == want else n
         self.next_start = (start + processed) % n
-        return chosen
+        return [infos[i].name for i in chosen]
 
     def settle(self) -> None:
         for _ in range(MAX_ROUNDS):
