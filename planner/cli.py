@@ -200,6 +200,34 @@ def simulate(
     return 0 if result["completed"] else 1
 
 
+@app.command()
+def remediate(
+    paths: Snapshots,
+    workload: Annotated[str, typer.Option("--workload", "-w", help="KIND/NAME (deployment or statefulset).", show_default=False)],
+    namespace: NamespaceOpt = None,
+    replicas: Annotated[int | None, typer.Option("--replicas", help="Goal: N replicas schedulable (as check decides).", min=0)] = None,
+    rollout: Annotated[bool, typer.Option("--rollout", help="Goal: a rollout completes (as simulate --rollout replays it).")] = False,
+    scale: Annotated[int | None, typer.Option("--scale", help="Goal: scaling to N completes (as simulate --scale replays it).", min=0)] = None,
+    forbid: Annotated[list[str] | None, typer.Option("--forbid", help="An action type not to propose; repeatable.", show_default=False)] = None,
+    allow_destructive: Annotated[bool, typer.Option("--allow-destructive", help="Rank destructive plans by cost alone (default: after every other plan).")] = False,
+    top: Annotated[int, typer.Option("--top", help="How many plans to print.", min=1, max=50)] = 5,
+    emit: Annotated[str | None, typer.Option("--emit", help="Write patch files and a runbook per plan to DIR.")] = None,
+    out: OutputOpt = Format.table,
+    time_limit: TimeLimitOpt = 30.0,
+    seed: SeedOpt = 0,
+    max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+) -> int:
+    """The cheapest verified changes (as patches) that make a failing check, rollout or scale succeed."""
+    from planner.services.remediate import remediate_command, render_remediate
+
+    result = remediate_command(
+        paths, workload, namespace, replicas, rollout, scale, forbid or [], allow_destructive, top, emit,
+        _solve_opts(time_limit, seed, 1), seed, _limits(max_bytes),
+    )
+    output.emit(result, out.value, render_remediate)
+    return 0 if result["schedulable_now"] or result["plans"] else 1
+
+
 @app.callback()
 def _root(
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,

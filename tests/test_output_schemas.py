@@ -40,6 +40,9 @@ S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
         ("check", ["check", S001, "--workload", "statefulset/search", "--replicas", "3"]),
         ("check", ["check", S001, "--workload", "statefulset/search", "--replicas", "4"]),
         ("capacity", ["capacity", S001, "--workload", "statefulset/search", "--zone-failure", "--add-nodes"]),
+        ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "3"]),
+        ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "4"]),
+        ("remediate", ["remediate", SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "--workload", "deployment/web", "--rollout"]),
     ],
 )
 def test_output_matches_schema(name, args):

@@ -19,7 +19,7 @@ from planner.services.workloads import parse_workload
 from .conftest import SCENARIOS, run_cli
 
 FILES = sorted(SCENARIOS.glob("*.yaml"))
-IMPLEMENTED = {"validate", "explain", "check", "capacity", "simulate"}
+IMPLEMENTED = {"validate", "explain", "check", "capacity", "simulate", "remediate"}
 
 
 def _expect(path: Path) -> dict:
@@ -83,6 +83,8 @@ def test_scenario(path: Path, section: str, entry, tmp_path):
         _check_capacity(path, entry)
     elif section == "simulate":
         _check_simulate(path, entry)
+    elif section == "remediate":
+        _check_remediate(path, entry)
 
 
 def _check_explain(path: Path, entry: dict, tmp_path: Path) -> None:
@@ -199,3 +201,67 @@ def _check_simulate(path: Path, entry: dict) -> None:
             kind, name = wl.split("/", 1)
             key = f"{kind}/default/{name}" if name.count("/") == 0 else wl
             assert step["zones"][key] == entry["zone_counts"], step["zones"]
+
+
+def _remediate_action_matches(action: dict, want: dict) -> bool:
+    if action["type"] != want["type"]:
+        return False
+    if "target" in want and action["target"] != want["target"]:
+        return False
+    return all(action["params"].get(k) == v for k, v in (want.get("params") or {}).items())
+
+
+def _remediate_plan_matches(plan: dict, want: list[dict]) -> bool:
+    """The plan is made of exactly these actions (type; target and params where given)."""
+    actions = plan["actions"]
+    if len(actions) != len(want):
+        return False
+    used: set[int] = set()
+    for w in want:
+        i = next((i for i, a in enumerate(actions) if i not in used and _remediate_action_matches(a, w)), None)
+        if i is None:
+            return False
+        used.add(i)
+    return True
+
+
+def _check_remediate(path: Path, entry: dict) -> None:
+    """`planner remediate FILE --workload W (--replicas N | --rollout | --scale N)`: the plans the
+    entry lists are among the printed ones (plans_include), others are not (plans_exclude), the
+    first and last plans are the ones given, the candidates named in rejected_include were tried
+    and rejected; always: destructive actions marked, every destructive plan after the others."""
+    from planner.remediation.actions import DESTRUCTIVE_TYPES
+
+    args = ["remediate", path, "--workload", entry["workload"], "-o", "json", "--top", entry.get("top", 10)]
+    if entry.get("rollout"):
+        args.append("--rollout")
+    elif "scale" in entry:
+        args += ["--scale", entry["scale"]]
+    else:
+        args += ["--replicas", entry["replicas"]]
+    r = run_cli(args)
+    assert r.code in (0, 1), r.err
+    data = json.loads(r.out)
+    plans = data["plans"]
+    assert r.code == (0 if data["schedulable_now"] or plans else 1)
+    if "schedulable_now" in entry:
+        assert data["schedulable_now"] == entry["schedulable_now"], data["failure"]
+    seen_destructive = False
+    for p in plans:
+        for a in p["actions"]:
+            assert a["destructive"] == (a["type"] in DESTRUCTIVE_TYPES), a
+        assert p["destructive"] == any(a["destructive"] for a in p["actions"])
+        assert not (seen_destructive and not p["destructive"]), "a non-destructive plan ranks after a destructive one"
+        seen_destructive = seen_destructive or p["destructive"]
+    shown = [[a["type"] + " " + a["target"] for a in p["actions"]] for p in plans]
+    for want in entry.get("plans_include", []):
+        assert any(_remediate_plan_matches(p, want) for p in plans), (want, shown)
+    for want in entry.get("plans_exclude", []):
+        assert not any(_remediate_plan_matches(p, want) for p in plans), (want, shown)
+    if "first" in entry:
+        assert plans and _remediate_plan_matches(plans[0], entry["first"]), (entry["first"], shown)
+    if "last" in entry:
+        assert plans and _remediate_plan_matches(plans[-1], entry["last"]), (entry["last"], shown)
+    rejected = {x["actions"][0].split(" ", 1)[0] for x in data.get("rejected", []) if len(x["actions"]) == 1}
+    for t in entry.get("rejected_include", []):
+        assert t in rejected, (t, data.get("rejected"))
