@@ -708,7 +708,7 @@ def scale_to_action(ctx: Context, n: int) -> Action:
     goal = ctx.goal.replicas if ctx.goal.replicas is not None else current
     ops = [{"op": "test", "path": "/spec/replicas", "value": current}, {"op": "replace", "path": "/spec/replicas", "value": n}]
     p = ctx.workload_patch(ops)
-    effects = [f"advisory: runs {n} replicas instead of the {goal} asked for"]
+    effects = [f"advisory: runs {n} replica(s) instead of the {goal} asked for"]
     hpa = ctx.snap.hpa_for(ctx.ref.kind, ctx.ref.namespace, ctx.ref.name)
     if hpa is not None:
         effects.append(
