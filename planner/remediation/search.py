@@ -21,6 +21,7 @@ actions.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,7 @@ PLUGINS = (
     "InterPodAffinity",
 )
 MAX_VERIFICATIONS = 120
+BUDGET_SECONDS = 300.0  # wall clock for the whole search; past it, what was found is printed
 LADDERS = ("add-nodes", "raise-max-skew")
 MAX_SCALE_TRIES = 8
 PAIR_VARIANTS = 2
@@ -153,6 +155,11 @@ class Search:
         self.seed = seed
         self.progress = progress
         self.verifications = 0
+        self.deadline = time.monotonic() + BUDGET_SECONDS
+
+    @property
+    def exhausted(self) -> bool:
+        return self.verifications >= MAX_VERIFICATIONS or time.monotonic() > self.deadline
 
     def verify(self, actions: list[Action]) -> Verdict:
         self.verifications += 1
@@ -182,7 +189,7 @@ class Search:
                 if m < 1 or m > upper:
                     continue
                 tries += 1
-                if tries > MAX_SCALE_TRIES:
+                if tries > MAX_SCALE_TRIES or self.exhausted:
                     return None
                 self.verifications += 1
                 v = evaluate(self.snap, goal, self.opts, self.seed, replicas=m, replay=goal.kind != "replicas")
@@ -230,7 +237,7 @@ def remediate(
         variants = families[name]
         if len(variants) > 1 and variants[0].type in LADDERS:
             # more of it never hurts: if the largest does not work, no smaller one does
-            if search.verifications >= MAX_VERIFICATIONS:
+            if search.exhausted:
                 break
             v = search.verify([variants[-1]])
             if not v.ok:
@@ -238,7 +245,7 @@ def remediate(
                 rejected.append({"actions": [variants[-1].label()], "reason": v.reason})
                 continue
         for a in variants:
-            if search.verifications >= MAX_VERIFICATIONS:
+            if search.exhausted:
                 break
             v = search.verify([a])
             last = (a, v)
@@ -261,10 +268,10 @@ def remediate(
             pairs.append(((a1.destructive or a2.destructive), (a1.cost + a2.cost).key(), f1, f2))
         pairs.sort()
         for _, _, f1, f2 in pairs:
-            if search.verifications >= MAX_VERIFICATIONS or len(plans) >= top:
+            if search.exhausted or len(plans) >= top:
                 break
             for a1, a2 in itertools.product(families[f1][:PAIR_VARIANTS], families[f2][:PAIR_VARIANTS]):
-                if search.verifications >= MAX_VERIFICATIONS:
+                if search.exhausted:
                     break
                 v = search.verify([a1, a2])
                 if v.ok:
@@ -272,8 +279,11 @@ def remediate(
                     break
     plans.sort(key=lambda p: p.rank_key(allow_destructive))
     notes = []
-    if search.verifications >= MAX_VERIFICATIONS:
-        notes.append(f"the search stopped after {MAX_VERIFICATIONS} verifications; cheaper plans may exist among combinations not tried")
+    if search.exhausted:
+        notes.append(
+            f"the search stopped after {search.verifications} verifications (limits: {MAX_VERIFICATIONS} verifications, "
+            f"{BUDGET_SECONDS:.0f} s); cheaper plans may exist among the candidates not tried"
+        )
     if any(p.destructive for p in plans) and not allow_destructive:
         notes.append("destructive plans (marked) rank after every other plan; --allow-destructive ranks them by cost alone")
     return Outcome(
