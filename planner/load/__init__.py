@@ -148,7 +148,8 @@ def skipped_notice(raw: RawInput) -> str | None:
 
 
 def _key(o: dict) -> str:
-    md = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
+    meta = o.get("metadata")
+    md: dict = meta if isinstance(meta, dict) else {}
     name = str(md.get("name", ""))
     if o["kind"] in ("Node", "PersistentVolume", "StorageClass", "Namespace"):
         return name

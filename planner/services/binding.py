@@ -64,9 +64,10 @@ def bind_pod(cluster: ClusterState, pod: Pod, node_name: str) -> Pod:
         provision = {pvc.key for pvc in volumes.dynamic_provisions}
     for vol in pod.spec.volumes:
         key = f"{pod.namespace}/{vol.claim_name}"
-        pvc = cluster.pvcs.get(key)
-        if pvc is None or (pvc.volume_name and pvc.volume_name in cluster.pvs):
+        found = cluster.pvcs.get(key)
+        if found is None or (found.volume_name and found.volume_name in cluster.pvs):
             continue
+        pvc = found
         if key in chosen:
             pv = chosen[key]
         elif key in provision or not pvc.volume_name:

@@ -59,14 +59,14 @@ def capacity(
     source = "--range"
     if rng is None:
         rng, source = default_range(snap, ref)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for n in range(rng[0], rng[1] + 1):
         if progress:
             progress(f"checking {n} replicas ({n - rng[0] + 1}/{rng[1] - rng[0] + 1})")
         out = check_replicas(snap, [ref], n, opts)
         rows.append({"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out)})
-    ok = [r["replicas"] for r in rows if r["schedulable"]]
-    first_fail = next((r["replicas"] for r in rows if not r["schedulable"]), None)
+    ok: list[int] = [r["replicas"] for r in rows if r["schedulable"]]
+    first_fail: int | None = next((r["replicas"] for r in rows if not r["schedulable"]), None)
     non_monotonic = [r["replicas"] for r in rows if not r["schedulable"] and any(o > r["replicas"] for o in ok)]
     result: dict[str, Any] = {
         "workload": str(ref),

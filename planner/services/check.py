@@ -61,7 +61,7 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
         # The final placements found cannot be ordered through the filters: decide exactly with
         # the sequenced model (one node per class when per-node domains are involved).
         steps = stats["pods_to_place"]
-        per_node = any(x.per_node for x in [*problem.spreads, *problem.affinity, *problem.anti])
+        per_node = any(sp.per_node for sp in problem.spreads) or any(f.per_node for f in problem.affinity) or any(a.per_node for a in problem.anti)
         if per_node:
             problem, ctx = build_problem(cluster, plans, aggregate=False)
         size = steps * len(problem.groups) * len(problem.classes)

@@ -88,16 +88,16 @@ def _static_failures(pod: Pod, cluster: ClusterState, volume_only: bool = False,
     else:
         anti_only = pod
     state, status = ipa.pre_filter(anti_only, cluster)
-    if status is None and state is not SKIP:
+    if status is None and isinstance(state, ipa.PreFilterState):
         for i, ni in enumerate(cluster.node_infos):
             st = ipa.filter(state, anti_only, ni)
             if st is not None:
                 out[i].append((ipa.NAME, st.message))
     # nodes without a required affinity term's topology key never satisfy it
     if aff is not None and aff.pod_affinity_required:
-        keys = {t.topology_key for t in aff.pod_affinity_required}
+        aff_keys = {t.topology_key for t in aff.pod_affinity_required}
         for i, ni in enumerate(cluster.node_infos):
-            if any(k not in ni.node.labels for k in keys):
+            if any(k not in ni.node.labels for k in aff_keys):
                 out[i].append((ipa.NAME, ipa.ERR_REASON_AFFINITY_RULES_NOT_MATCH))
     # PodTopologySpread: a node missing a DoNotSchedule constraint's key is rejected outright
     keys = [c.topology_key for c in pod.spec.topology_spread_constraints if c.when_unsatisfiable == pts.DO_NOT_SCHEDULE]
@@ -181,7 +181,7 @@ def _prebound(pod: Pod, cluster: ClusterState) -> tuple[str, ...]:
     if not pod.spec.volumes:
         return ()
     state, _ = volumebinding.pre_filter(pod, cluster)
-    names = []
+    names: list[str] = []
     for u in getattr(state, "to_match", ()):
         names.extend(pv.name for pv, _ in u.prebound)
     return tuple(sorted(names))
@@ -220,6 +220,8 @@ def _static_claims(problem: Problem, reps: list[Pod], cluster: ClusterState, cla
 
 
 def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = True) -> tuple[Problem, Context]:
+    key: Any
+    v: Any
     new_pods: list[tuple[int, Pod]] = [(i, p) for i, plan in enumerate(plans) for p in plan.new]
     plans_with_new = [i for i, plan in enumerate(plans) if plan.new]
     ordered_mode = len(plans_with_new) == 1 and plans[plans_with_new[0]].ordered
@@ -234,7 +236,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
 
     # 1. static verdicts per pod signature, then per pod for volumes (pins differ per pod)
     by_sig: dict[tuple, list[list[tuple[str, str]]]] = {}
-    verdicts: list[tuple] = []
+    verdicts: list[Any] = []
     details: dict[str, tuple[list[str], str]] = {}
     for i, p in new_pods:
         sig = _signature(p, i)
@@ -305,7 +307,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
         if st is not None:
             for c in st.constraints:
                 spread_sigs.append((g, c))
-    per_node_counts = []
+    per_node_counts: list[list[int] | None] = []
     eligibility = []
     for g, c in spread_sigs:
         rep = reps[g]

@@ -228,8 +228,8 @@ class Simulator:
         if step.kind == "scale":
             ref = a["ref"]
             obj = find_workload(snap, ref)
-            table = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
-            table[ref.key] = replace(obj, replicas=int(a["replicas"]))  # type: ignore[arg-type]
+            table: dict[str, Any] = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
+            table[ref.key] = replace(obj, replicas=int(a["replicas"]))
             return
         if step.kind == "rollout":
             ref = a["ref"]
@@ -245,8 +245,8 @@ class Simulator:
                 spec = tpl.spec
             ann = dict(tpl.annotations)
             ann["kubectl.kubernetes.io/restartedAt"] = f"step-{self.step_index}"  # kubectl rollout restart
-            table = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
-            table[ref.key] = replace(obj, template=replace(tpl, spec=spec, annotations=ann))  # type: ignore[arg-type]
+            wl_table: dict[str, Any] = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
+            wl_table[ref.key] = replace(obj, template=replace(tpl, spec=spec, annotations=ann))
             return
         if step.kind == "evict":
             key = a["pod"]
@@ -306,11 +306,12 @@ class Simulator:
             return
         if step.kind == "create":
             for kind, key, obj in a["objects"]:
-                table = {"Deployment": snap.deployments, "StatefulSet": snap.statefulsets, "HorizontalPodAutoscaler": snap.hpas,
-                         "PodDisruptionBudget": snap.pdbs, "PersistentVolumeClaim": snap.pvcs, "Node": snap.nodes}.get(kind)
-                if table is None:
+                by_kind: dict[str, dict[str, Any]] = {"Deployment": snap.deployments, "StatefulSet": snap.statefulsets, "HorizontalPodAutoscaler": snap.hpas,
+                                                      "PodDisruptionBudget": snap.pdbs, "PersistentVolumeClaim": snap.pvcs, "Node": snap.nodes}
+                target = by_kind.get(kind)
+                if target is None:
                     raise InputError(f"steps: create {kind} is not supported")
-                table[key] = obj
+                target[key] = obj
                 self._event("object-created", object=f"{kind} {key}")
             self.cluster = self._cluster()
             return
@@ -547,8 +548,9 @@ def _convert_objects(manifest: Any, path: str) -> list[tuple[str, str, Any]]:
 
 
 def _lookup(snap: Snapshot, kind: str, key: str) -> Any:
-    table = {"Deployment": snap.deployments, "StatefulSet": snap.statefulsets, "HorizontalPodAutoscaler": snap.hpas,
-             "PodDisruptionBudget": snap.pdbs, "PersistentVolumeClaim": snap.pvcs, "Node": snap.nodes, "Pod": snap.pods}[kind]
+    tables: dict[str, dict[str, Any]] = {"Deployment": snap.deployments, "StatefulSet": snap.statefulsets, "HorizontalPodAutoscaler": snap.hpas,
+                                         "PodDisruptionBudget": snap.pdbs, "PersistentVolumeClaim": snap.pvcs, "Node": snap.nodes, "Pod": snap.pods}
+    table = tables[kind]
     return table[key]
 
 

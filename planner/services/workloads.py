@@ -178,12 +178,12 @@ def plan_statefulset(snap: Snapshot, sts: StatefulSet, ref: WorkloadRef, replica
         if o not in wanted:
             plan.remove.append(p)
     for o in wanted:
-        p = owned.get(o)
-        if p is not None and is_running(p):
-            plan.keep.append(p)
+        existing = owned.get(o)
+        if existing is not None and is_running(existing):
+            plan.keep.append(existing)
             continue
-        if p is not None:
-            plan.remove.append(p)  # a Pending or terminal pod object is replaced by the planned one
+        if existing is not None:
+            plan.remove.append(existing)  # a Pending or terminal pod object is replaced by the planned one
         pod = statefulset_pod(sts, o, revision)
         plan.new.append(pod)
         for t in sts.volume_claim_templates:
