@@ -228,6 +228,58 @@ def remediate(
     return 0 if result["schedulable_now"] or result["plans"] else 1
 
 
+class AuditFormat(str, Enum):
+    table = "table"
+    json = "json"
+    sarif = "sarif"
+
+
+class Severity(str, Enum):
+    warning = "warning"
+    error = "error"
+
+
+AllNamespacesOpt = Annotated[bool, typer.Option("-A", "--all-namespaces", help="Every namespace (like kubectl).")]
+
+
+@app.command()
+def audit(
+    paths: Snapshots,
+    namespace: Annotated[str | None, typer.Option("-n", "--namespace", help="Audit the workloads of this namespace only (default: every namespace in the input).")] = None,
+    all_namespaces: AllNamespacesOpt = False,
+    out: Annotated[AuditFormat, typer.Option("-o", "--output", help="table, json, or sarif (SARIF 2.1.0 for GitHub code scanning).")] = AuditFormat.table,
+    fail_on: Annotated[Severity, typer.Option("--fail-on", help="Exit 1 when a finding of this severity or worse is found.")] = Severity.warning,
+    max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+) -> int:
+    """Find the seed stories' latent hazards in every workload: a CI gate (exit 1 on findings)."""
+    from planner.services.audit import audit_command, exit_code, render_sarif, render_table
+
+    result = audit_command(paths, namespace, all_namespaces, _limits(max_bytes))
+    if out is AuditFormat.sarif:
+        output.emit(render_sarif(result), "json")
+    else:
+        output.emit(result, out.value, render_table)
+    return exit_code(result, fail_on.value)
+
+
+class SnapshotFormat(str, Enum):
+    json = "json"
+
+
+@app.command()
+def snapshot(
+    context: Annotated[str | None, typer.Option("--context", help="The kubeconfig context to use (kubectl --context).")] = None,
+    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="The kubeconfig file to use (kubectl --kubeconfig).")] = None,
+    namespace: Annotated[str | None, typer.Option("-n", "--namespace", help="Namespaced kinds from this namespace only (default: the context's).")] = None,
+    all_namespaces: AllNamespacesOpt = False,
+    out: Annotated[SnapshotFormat, typer.Option("-o", "--output", help="json: one kubectl List.")] = SnapshotFormat.json,
+) -> int:
+    """Gather the kinds planner reads from a cluster, read-only, through your kubectl (kubectl get), as one List."""
+    from planner.services.snapshot_cmd import snapshot_command
+
+    return snapshot_command(context, kubeconfig, namespace, all_namespaces)
+
+
 @app.callback()
 def _root(
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
