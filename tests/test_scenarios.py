@@ -19,7 +19,7 @@ from planner.services.workloads import parse_workload
 from .conftest import SCENARIOS, run_cli
 
 FILES = sorted(SCENARIOS.glob("*.yaml"))
-IMPLEMENTED = {"validate", "explain", "check", "capacity", "simulate", "remediate"}
+IMPLEMENTED = {"validate", "explain", "check", "capacity", "simulate", "remediate", "audit"}
 
 
 def _expect(path: Path) -> dict:
@@ -85,6 +85,8 @@ def test_scenario(path: Path, section: str, entry, tmp_path):
         _check_simulate(path, entry)
     elif section == "remediate":
         _check_remediate(path, entry)
+    elif section == "audit":
+        _check_audit(path, entry)
 
 
 def _check_explain(path: Path, entry: dict, tmp_path: Path) -> None:
@@ -265,3 +267,24 @@ def _check_remediate(path: Path, entry: dict) -> None:
     rejected = {x["actions"][0].split(" ", 1)[0] for x in data.get("rejected", []) if len(x["actions"]) == 1}
     for t in entry.get("rejected_include", []):
         assert t in rejected, (t, data.get("rejected"))
+
+
+@cache
+def _audit(path: Path) -> tuple[int, dict]:
+    r = run_cli(["audit", path, "-o", "json"])
+    assert r.code in (0, 1), r.err
+    data = json.loads(r.out)
+    assert r.code == (1 if data["findings"] else 0)
+    return r.code, data
+
+
+def _check_audit(path: Path, entry: dict) -> None:
+    _, data = _audit(path)
+    if "none_of" in entry:
+        found = [(f["rule"], f["objects"][0]) for f in data["findings"] if f["rule"] in entry["none_of"]]
+        assert not found, found
+        return
+    hits = [f for f in data["findings"] if f["rule"] == entry["rule"] and entry["object"] in f["objects"]]
+    assert hits, [(f["rule"], f["objects"]) for f in data["findings"]]
+    details = {k: v for k, v in entry.items() if k not in ("rule", "object")}
+    assert any(all(f["details"].get(k) == v for k, v in details.items()) for f in hits), (details, [f["details"] for f in hits])

@@ -243,6 +243,6 @@ def zone_loss_pdb(ctx: Context, workloads: list[Workload]) -> None:
                     msg,
                     {"zone": zone, "pdb": pdb.key, "lost": [p.key for p in lost], "healthy_after": after.current_healthy,
                      "desired_healthy": st.desired_healthy, "stuck_pods": [s["pod"] for s in stuck]},
-                    goal=Goal(owners[0].ref, replicas=owners[0].obj.replicas),
+                    goal=Goal(owners[0].ref, replicas=owners[0].obj.replicas, snapshot=sim.snap),
                 )
             )

@@ -313,13 +313,12 @@ def volumes_concentrated(ctx: Context, w: Workload) -> None:
         if crowded in pinned:
             top_domain = crowded
         shown = ", ".join(f"{d}={n}" for d, n in sorted(final.items()))
-        vols = ", ".join(k.split("/", 1)[1] for k in pinned.get(top_domain, []))
+        where = "; ".join(f"{d}: {', '.join(k.split('/', 1)[1] for k in v)}" for d, v in sorted(pinned.items()))
         msg = (
-            f"The bound volumes of {o.name}'s replicas pin them to {', '.join(f'{d} ({len(v)})' for d, v in sorted(pinned.items()))}"
-            f" ({vols} in {top_domain}): with all {o.replicas} replicas running, topologySpreadConstraints[{i}] ({key}) "
-            f"would count {shown} of the workload's own pods, skew {skew} > maxSkew {c.max_skew}. A replica of "
-            f"{top_domain} that is evicted, drained or rolled cannot come back while the others run ({SEED['000']}: both "
-            "green volumes ended up in one zone while blue still counted)."
+            f"The bound volumes of {o.name}'s replicas pin them ({where}): with all {o.replicas} replicas running, "
+            f"topologySpreadConstraints[{i}] ({key}) would count {shown} of the workload's own pods, skew {skew} > "
+            f"maxSkew {c.max_skew}. A replica of {top_domain} that is evicted, drained or rolled cannot come back while the "
+            f"others run ({SEED['000']}: both green volumes ended up in one zone while blue still counted)."
         )
         details = {"field": f"topologySpreadConstraints[{i}]", "topologyKey": key, "domain": top_domain, "skew": skew,
                    "maxSkew": c.max_skew, "counts": dict(sorted(final.items())),
