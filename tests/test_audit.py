@@ -432,6 +432,29 @@ def test_version_label_not_bumped_counts_old_revisions(tmp_path):
     assert "selector-counts-other-revisions" not in {f["rule"] for f in data["findings"]}
 
 
+def test_manifests_without_nodes_run_the_selector_rules_only(tmp_path):
+    """helm template output: no nodes, so no domains to count; only what the manifests say."""
+    text = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web, release: r2}}
+  template:
+    metadata: {labels: {app: web, release: r2}}
+    spec:
+      containers: [{name: c, image: "img:1"}]
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}
+"""
+    code, data = audit_json(scenario(tmp_path, text, "rendered"))
+    assert rules_of(data) == {("selector-broader-than-workload", "deployment/default/web")}
+    assert data["findings"][0]["details"]["missing"] == ["release=r2"]
+    assert any("no nodes in the input" in n for n in data["notes"])
+
+
 # --------------------------------------------------------------------------- selectors
 
 

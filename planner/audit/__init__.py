@@ -58,6 +58,14 @@ def audit(
         opts = SolveOptions()
     ctx = Context(snap, opts)
     workloads = workloads_of(snap, namespaces)
+    if not snap.nodes:
+        # manifests alone (helm template output): only the rules about the manifests themselves
+        ctx.notes.append("no nodes in the input: only the selector rules ran (give a snapshot of the cluster, planner snapshot, "
+                         "for the rules about nodes, volumes, the HPA range, rollouts and zone loss)")
+        for w in workloads:
+            static.selector_broader(ctx, w)
+            static.counts_other_revisions(ctx, w, None)
+        workloads = []
     for i, w in enumerate(workloads):
         if progress:
             progress(f"auditing {w.name} ({i + 1}/{len(workloads)})")
@@ -73,9 +81,10 @@ def audit(
         deadlock = dynamic.rollout_deadlock(ctx, w)
         static.counts_other_revisions(ctx, w, deadlock)
     dynamic.zone_loss_pdb(ctx, workloads)
+    audited = [w.name for w in workloads_of(snap, namespaces)]
     findings = sorted(ctx.findings, key=lambda f: (-SEVERITIES.index(f.severity), f.objects[0], f.rule, f.message))
     if fixes:
         from planner.audit.fixes import attach_fixes
 
         attach_fixes(snap, findings, ctx.notes, opts)
-    return AuditResult(findings, [w.name for w in workloads], ctx.notes)
+    return AuditResult(findings, audited, ctx.notes)
