@@ -208,6 +208,7 @@ def remediate(
     replicas: Annotated[int | None, typer.Option("--replicas", help="Goal: N replicas schedulable (as check decides).", min=0)] = None,
     rollout: Annotated[bool, typer.Option("--rollout", help="Goal: a rollout completes (as simulate --rollout replays it).")] = False,
     scale: Annotated[int | None, typer.Option("--scale", help="Goal: scaling to N completes (as simulate --scale replays it).", min=0)] = None,
+    steps: Annotated[str | None, typer.Option("--steps", help="Goal: the replay of these steps completes (a steps file as simulate --steps reads it, or a scenario: its steps:).", show_default=False)] = None,
     forbid: Annotated[list[str] | None, typer.Option("--forbid", help="An action type not to propose; repeatable.", show_default=False)] = None,
     allow_destructive: Annotated[bool, typer.Option("--allow-destructive", help="Rank destructive plans by cost alone (default: after every other plan).")] = False,
     top: Annotated[int, typer.Option("--top", help="How many plans to print.", min=1, max=50)] = 5,
@@ -222,7 +223,7 @@ def remediate(
 
     result = remediate_command(
         paths, workload, namespace, replicas, rollout, scale, forbid or [], allow_destructive, top, emit,
-        _solve_opts(time_limit, seed, 1), seed, _limits(max_bytes),
+        _solve_opts(time_limit, seed, 1), seed, _limits(max_bytes), steps,
     )
     output.emit(result, out.value, render_remediate)
     return 0 if result["schedulable_now"] or result["plans"] else 1

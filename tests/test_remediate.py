@@ -23,7 +23,7 @@ import yaml
 from models.solve import SolveOptions
 from planner.load import load_snapshot
 from planner.remediation import Goal, remediate
-from planner.remediation.actions import ACTION_TYPES, DESTRUCTIVE_TYPES
+from planner.remediation.actions import ACTION_TYPES, DESTRUCTIVE_TYPES, ObjectPatch
 from planner.remediation.jsonpatch import (
     PatchError,
     apply_json_patch,
@@ -32,7 +32,15 @@ from planner.remediation.jsonpatch import (
     json_equal,
     pointer,
 )
-from planner.remediation.verify import evaluate, load_changes, object_key, original
+from planner.remediation.verify import (
+    apply_plan,
+    evaluate,
+    load_changes,
+    object_key,
+    original,
+    split_patches,
+    step_objects,
+)
 from planner.services.workloads import parse_workload
 
 from .conftest import SCENARIOS, run_cli
@@ -88,6 +96,7 @@ CASES = {
     "seed-004": (lambda: SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "deployment/web", "rollout", None),
     "seed-000-overlap": (_overlap, "statefulset/green", "replicas", 2),
     "seed-001-ordered-scale": (_ordered, "statefulset/search", "scale", 4),
+    "seed-000-replay": (lambda: SCENARIOS / "seed-000-blue-green-replay.yaml", "statefulset/blue", "replay", None),
 }
 
 
@@ -103,6 +112,8 @@ def _snap(case: str):
 
 def _goal(case: str) -> Goal:
     _, w, kind, n = CASES[case]
+    if kind == "replay":  # the scenario's own steps, as `--steps SCENARIO` reads them
+        return Goal(parse_workload(w, None), kind, None, steps=_snap(case).scenario["steps"], source=str(_path(case)))
     return Goal(parse_workload(w, None), kind, n)
 
 
@@ -136,7 +147,13 @@ def test_plans_are_marked_ranked_and_minimal(case):
     assert keys == sorted(keys)
     for p in out.plans:  # none a superset of another (cheaper or not)
         for q in out.plans:
-            assert p is q or not _labels(q) < _labels(p), (_labels(p), _labels(q))
+            if p is q or not _labels(q) < _labels(p):
+                continue
+            # the one exception: a selector shared by releases scoped in every one of them (the
+            # authors' fix of seed 000); the actions the smaller plan does without say so
+            assert all(a.type == "narrow-spread-selector" and a.group for a in p.actions), (_labels(p), _labels(q))
+            extra = [a for a in p.actions if a.label() not in _labels(q)]
+            assert all(any(e.startswith("not needed for this goal") for e in a.side_effects) for a in extra)
     assert len({frozenset(_labels(p)) for p in out.plans}) == len(out.plans)
 
 
@@ -168,6 +185,94 @@ def test_seed_000_release_selector_is_tried_and_rejected_here_and_first_at_the_o
     assert ops[-1] == {"op": "add", "path": "/spec/template/spec/topologySpreadConstraints/0/labelSelector/matchLabels/release", "value": "depl-124"}
     # green-1 is Pending under OrderedReady: the template change deletes it too, or it never rolls
     assert ("Pod", "delete", "green-1") in [(p.kind, p.type, p.name) for p in a.patches]
+
+
+def test_seed_000_replay_the_authors_fix_on_the_transition():
+    """The replay goal (create green, delete blue, evict green-1): scoping green's selector, a change
+    of the green manifest before step 1 applies it, ranks first; the authors' fix, both colours
+    scoped to their release, is a plan too, before anything that weakens the spread or adds nodes."""
+    out = _outcome("seed-000-replay")
+    assert not out.schedulable_now and "default/green-1" in out.failure
+    first = out.plans[0].actions
+    assert [(a.type, a.target, a.params["add_match_labels"]) for a in first] == [
+        ("narrow-spread-selector", "statefulset/default/green", {"release": "depl-124"})
+    ]
+    green = first[0]
+    assert [(p.kind, p.name, p.type) for p in green.patches] == [("StatefulSet", "green", "create")]
+    assert "the green manifest before it is applied" in green.summary and green.params["step"] == 1
+    assert green.cost.pods_restarted == 0 and not green.rolls_template
+    tsc = green.patches[0].body["spec"]["template"]["spec"]["topologySpreadConstraints"][0]
+    assert tsc["labelSelector"] == {"matchLabels": {"app": "my_app", "release": "depl-124"}}
+    assert all(c.startswith("#") for c in green.commands)  # green does not exist yet: nothing to run now
+    both = [
+        i
+        for i, p in enumerate(out.plans)
+        if sorted((a.target, a.params.get("add_match_labels")) for a in p.actions if a.type == "narrow-spread-selector")
+        == [("statefulset/default/blue", {"release": "depl-123"}), ("statefulset/default/green", {"release": "depl-124"})]
+        and len(p.actions) == 2
+    ]
+    assert len(both) == 1, [[a.label() for a in p.actions] for p in out.plans]
+    authors = out.plans[both[0]]
+    assert authors.cost.spread_weakened == 0 and authors.cost.money == 0 and not authors.destructive
+    assert all(p.cost.spread_weakened == 0 and p.cost.money == 0 for p in out.plans[: both[0]])
+    blue = next(a for a in authors.actions if a.target == "statefulset/default/blue")
+    assert [p.type for p in blue.patches] == ["json"] and blue.cost.pods_restarted == 2
+    assert any(e.startswith("not needed for this goal") for e in blue.side_effects)
+    # blue's selector alone changes nothing in this replay (blue's pods are never placed again)
+    assert any(r["actions"][0].startswith("narrow-spread-selector statefulset/default/blue") for r in out.rejected)
+    # the corrected manifest replaces the step's: green is not created before step 1
+    trial, goal = apply_plan(_snap("seed-000-replay"), _goal("seed-000-replay"), [p for a in authors.actions for p in a.patches])
+    assert "default/green" not in trial.statefulsets
+    created = goal.steps[0]["create"]["spec"]["template"]["spec"]["topologySpreadConstraints"][0]["labelSelector"]
+    assert created == {"matchLabels": {"app": "my_app", "release": "depl-124"}}
+    assert _goal("seed-000-replay").steps[0]["create"]["spec"]["template"]["spec"]["topologySpreadConstraints"][0]["labelSelector"] == {
+        "matchLabels": {"app": "my_app"}
+    }
+
+
+def test_replay_goal_cli_steps_file_and_errors(tmp_path):
+    """--steps FILE: a steps file as simulate --steps reads it (a list, or a mapping with steps:,
+    such as the scenario itself); the fixed twin's replay completes (exit 0, nothing to fix)."""
+    scen = SCENARIOS / "seed-000-blue-green-replay.yaml"
+    steps = tmp_path / "switch.yaml"
+    steps.write_text(yaml.safe_dump(yaml.safe_load(scen.read_text())["steps"]))
+    r = run_cli(["remediate", scen, "-w", "statefulset/blue", "--steps", steps, "-o", "json", "--top", "10"])
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    assert data["goal"] == {"type": "replay", "workload": "statefulset/default/blue", "replicas": None, "steps": str(steps)}
+    same = json.loads(run_cli(["remediate", scen, "-w", "statefulset/blue", "--steps", scen, "-o", "json", "--top", "10"]).out)
+    def shape(d: dict) -> list:
+        return [[(a["type"], a["target"]) for a in p["actions"]] for p in d["plans"]]
+
+    assert shape(data) == shape(same) and data["plans"]
+    t = run_cli(["remediate", scen, "-w", "statefulset/blue", "--steps", scen])
+    assert t.code == 0 and t.out.startswith(f"the steps of {scen} (statefulset/default/blue): FAILS now")
+    assert "change the green manifest before it is applied (step 1 of" in t.out
+    fixed = SCENARIOS / "seed-000-blue-green-replay-fixed.yaml"
+    ok = run_cli(["remediate", fixed, "-w", "statefulset/blue", "--steps", fixed, "-o", "json"])
+    assert ok.code == 0 and json.loads(ok.out)["schedulable_now"] is True
+    # --emit: the corrected green manifest is a file, and the runbook only says when to use it
+    out_dir = tmp_path / "fix"
+    assert run_cli(["remediate", scen, "-w", "statefulset/blue", "--steps", scen, "--emit", out_dir, "-o", "json"]).code == 0
+    runbook = (out_dir / "plan-1" / "runbook.sh").read_text()
+    assert "# the corrected object, for step 1 of" in runbook and "kubectl create -f 01-1-create-statefulset-default-green.yaml" in runbook
+    assert not any(line.startswith("kubectl") for line in runbook.splitlines())
+    body = yaml.safe_load((out_dir / "plan-1" / "01-1-create-statefulset-default-green.yaml").read_text())
+    assert body["metadata"]["name"] == "green" and body["spec"]["template"]["metadata"]["labels"]["release"] == "depl-124"
+    # errors: exit 2
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("[]\n")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- {teleport: default/green-1}\n")
+    for args in (
+        ["--steps", empty],
+        ["--steps", bad],
+        ["--steps", tmp_path / "missing.yaml"],
+        ["--steps", scen, "--rollout"],
+        ["--steps", SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml"],  # a scenario without steps
+    ):
+        e = run_cli(["remediate", scen, "-w", "statefulset/blue", *args])
+        assert e.code == 2 and "Traceback" not in e.err and e.err.strip(), (args, e.err)
 
 
 def test_seed_004_node_first_then_the_authors_max_unavailable():
@@ -217,11 +322,11 @@ def test_json_patches_guard_what_they_change():
     for case in CASES:
         for p in _outcome(case).plans:
             for a in p.actions:
-                for patch in a.patches:
-                    assert patch.type in ("json", "merge", "delete", "create")
-                    if patch.type != "json":
-                        continue
-                    ops = patch.body
+                bodies = [x.body for x in a.patches if x.type == "json"]
+                if "manifest_patch" in a.params:  # the ops for a manifest a create: step applies
+                    bodies.append(a.params["manifest_patch"])
+                assert all(x.type in ("json", "merge", "delete", "create") for x in a.patches)
+                for ops in bodies:
                     assert ops[0]["op"] == "test", ops
                     tested = [o["path"] for o in ops if o["op"] == "test"]
                     for o in ops:
@@ -256,8 +361,22 @@ def test_every_patch_applies_with_kubectl_and_reaches_the_goal(case, tmp_path):
     for plan in out.plans:
         printed = plan.to_dict()
         changed: dict = {}
+        # a replay goal's create: steps: the corrected manifest replaces the step's (kubectl
+        # patch --local applies the action's manifest_patch to the manifest as written)
+        made = step_objects(goal)
+        patches = [ObjectPatch(**p) for act in printed["actions"] for p in act["patches"]]
+        live, replay_goal = split_patches(snap, goal, patches)
         for act in printed["actions"]:
+            if "manifest_patch" in act["params"]:
+                creates = [p for p in act["patches"] if p["type"] == "create"]
+                assert len(creates) == 1 and not any(p["type"] == "json" for p in act["patches"]), act["patches"]
+                c = creates[0]
+                _, manifest = made[(c["kind"], object_key(c["kind"], c["namespace"], c["name"]))]
+                assert _kubectl_patch(manifest, "json", act["params"]["manifest_patch"], tmp_path) == c["body"]
+                assert "before it is applied" in act["summary"] and act["summary"].startswith(f"change the {c['name']} manifest")
             for p in act["patches"]:
+                if not any(p == q.to_dict() for q in live):
+                    continue
                 key = object_key(p["kind"], p["namespace"], p["name"])
                 cur = changed[(p["kind"], key)] if (p["kind"], key) in changed else original(snap, p["kind"], key)
                 if p["type"] in ("json", "merge"):
@@ -277,7 +396,7 @@ def test_every_patch_applies_with_kubectl_and_reaches_the_goal(case, tmp_path):
         trial = load_changes(snap, changed)
         n = next((a.replicas for a in plan.actions if a.replicas is not None), None)
         rolls = any(a.rolls_template for a in plan.actions)
-        v = evaluate(trial, goal, OPTS, 0, replicas=n, template_changed=rolls)
+        v = evaluate(trial, replay_goal, OPTS, 0, replicas=n, template_changed=rolls)
         assert v.ok, ([a.label() for a in plan.actions], v.reason)
 
 

@@ -228,7 +228,8 @@ def _remediate_plan_matches(plan: dict, want: list[dict]) -> bool:
 
 
 def _check_remediate(path: Path, entry: dict) -> None:
-    """`planner remediate FILE --workload W (--replicas N | --rollout | --scale N)`: the plans the
+    """`planner remediate FILE --workload W (--replicas N | --rollout | --scale N | --steps FILE)`
+    (`replay: true` gives `--steps FILE`: the goal is the replay of the scenario's own steps): the plans the
     entry lists are among the printed ones (plans_include), others are not (plans_exclude), the
     first and last plans are the ones given, the candidates named in rejected_include were tried
     and rejected; always: destructive actions marked, every destructive plan after the others."""
@@ -237,6 +238,8 @@ def _check_remediate(path: Path, entry: dict) -> None:
     args = ["remediate", path, "--workload", entry["workload"], "-o", "json", "--top", entry.get("top", 10)]
     if entry.get("rollout"):
         args.append("--rollout")
+    elif entry.get("replay"):
+        args += ["--steps", path]
     elif "scale" in entry:
         args += ["--scale", entry["scale"]]
     else:

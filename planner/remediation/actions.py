@@ -148,13 +148,14 @@ class Action:
     conflict: str = ""  # actions of one conflict group are never combined (they edit the same field)
     rolls_template: bool = False  # changes the workload's pod template: every pod is recreated
     replicas: int | None = None  # scale-to: the count the plan runs
+    group: str = ""  # narrow-spread-selector: the same selector, key and scoping label in every workload that shares it
 
     @property
     def destructive(self) -> bool:
         return self.type in DESTRUCTIVE_TYPES
 
     def label(self) -> str:
-        extra = ", ".join(f"{k}={_short(v)}" for k, v in self.params.items())
+        extra = ", ".join(f"{k}={_short(v)}" for k, v in self.params.items() if k != "manifest_patch")
         return f"{self.type} {self.target}" + (f" ({extra})" if extra else "")
 
     def to_dict(self) -> dict[str, Any]:

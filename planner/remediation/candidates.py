@@ -39,8 +39,10 @@ Upstream semantics the patches rely on:
 from __future__ import annotations
 
 import copy
+import json
 import math
-from dataclasses import dataclass, field
+import shlex
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.controllers import scaled_value
@@ -89,24 +91,39 @@ class Failure:
     plugins: set[str] = field(default_factory=set)
     pinned: list[tuple[str | None, str]] = field(default_factory=list)  # (pod key or None, claim key)
     text: str = ""
+    stuck: list[str] = field(default_factory=list)  # replay goals: the workloads of the stuck pods (str(ref))
 
 
 @dataclass
 class Context:
+    """The workload whose objects the candidates change: the goal's, or (replay goals) each
+    workload involved in the steps.  ``manifest``: the workload does not exist yet, a ``create:``
+    step of the replay makes it from this manifest (``built``: as the replay reads it), so its
+    candidates change that manifest before it is applied (``create`` patches: the corrected
+    object) and restart nothing."""
+
     snap: Snapshot
     goal: Goal
     failure: Failure
+    target: WorkloadRef | None = None
+    manifest: dict | None = None
+    built: Deployment | StatefulSet | None = None
+    step: int = 0
 
     @property
     def ref(self) -> WorkloadRef:
-        return self.goal.ref
+        return self.target or self.goal.ref
 
     @property
     def obj(self) -> Deployment | StatefulSet:
+        if self.manifest is not None and self.built is not None:
+            return self.built
         return find_workload(self.snap, self.ref)
 
     @property
     def raw(self) -> dict:
+        if self.manifest is not None:
+            return self.manifest
         return self.snap.raw[(self.ref.kind, self.ref.key)]
 
     @property
@@ -115,6 +132,8 @@ class Context:
 
     @property
     def running(self) -> int:
+        if self.manifest is not None:
+            return 0
         return sum(1 for p in self.snap.owned_pods(self.ref.kind, self.ref.key) if is_running(p))
 
     @property
@@ -135,24 +154,99 @@ class Context:
         )
 
 
-def generate(ctx: Context) -> list[Action]:
-    """Every candidate for the goal, cheapest variant of each family first."""
+def generate(ctx: Context, nodes: bool = True) -> list[Action]:
+    """Every candidate for the goal, cheapest variant of each family first.  ``nodes``: include
+    add-nodes (a replay goal asks for them once, not per workload)."""
     out: list[Action] = []
     plugins = ctx.failure.plugins
     if "PodTopologySpread" in plugins:
         out += spread_candidates(ctx)
     if "InterPodAffinity" in plugins:
         out += anti_affinity_candidates(ctx)
-    if plugins & {"VolumeBinding", "VolumeZone"}:
+    if plugins & {"VolumeBinding", "VolumeZone"} and ctx.manifest is None:
         out += delete_pvc_candidates(ctx)
     if ctx.ref.kind == "Deployment":
         out += strategy_candidates(ctx)
     if ctx.ref.kind == "StatefulSet" and ctx.goal.kind in ("replicas", "scale"):
         out += pod_management_candidates(ctx)
         out += retention_candidates(ctx)
-    if _nodes_may_help(ctx):
+    if nodes and _nodes_may_help(ctx):
         out += add_nodes_candidates(ctx)
+    if ctx.manifest is not None:
+        out = [manifest_action(ctx, a) for a in out]
     return out
+
+
+def replay_generate(snap: Snapshot, goal: Goal, failure: Failure, steps: list, watch: list[WorkloadRef]) -> list[Action]:
+    """Candidates of a replay goal: those of every workload involved in the steps, the ones in
+    the snapshot (patches, as for any goal) and the ones a ``create:`` step makes (their
+    manifests, corrected before they are applied); add-nodes once, for the workload of the first
+    stuck pod.  Families and conflicts are per workload."""
+    from planner.remediation.verify import step_objects
+
+    made = step_objects(goal)
+    built = {(kind, key): obj for st in steps if st.kind == "create" for kind, key, obj in st.args["objects"]}
+    contexts: list[Context] = []
+    for ref in watch:
+        if ref.key in (snap.deployments if ref.kind == "Deployment" else snap.statefulsets):
+            contexts.append(Context(snap, goal, failure, target=ref))
+        elif (ref.kind, ref.key) in made and (ref.kind, ref.key) in built:
+            n, manifest = made[(ref.kind, ref.key)]
+            contexts.append(Context(snap, goal, failure, target=ref, manifest=manifest, built=built[(ref.kind, ref.key)], step=n))
+    if not contexts:
+        return []
+    nodes_for = next((c for c in contexts if str(c.ref) in failure.stuck), contexts[0])
+    out: list[Action] = []
+    for c in contexts:
+        for a in generate(c, nodes=c is nodes_for):
+            if a.type != "add-nodes":
+                a.family = f"{c.ref}|{a.family}"
+                if not a.conflict.startswith("manifest:"):
+                    a.conflict = f"{c.ref}|{a.conflict}"
+            out.append(a)
+    return out
+
+
+def manifest_action(ctx: Context, a: Action) -> Action:
+    """``a``, made for a workload that a ``create:`` step makes, as a change of that step's
+    manifest: the JSON patch ops on the workload are applied to the manifest and the corrected
+    object is a ``create`` patch (the object the step will create); ``params.manifest_patch``
+    holds the ops, which ``kubectl patch --local -f MANIFEST --type json`` applies to the user's
+    own file.  Nothing runs yet: nothing restarts."""
+    from planner.remediation.jsonpatch import apply_json_patch
+
+    if a.type == "add-nodes":
+        return a
+    body = copy.deepcopy(ctx.manifest) or {}
+    ops: list[Any] = []
+    rest: list[ObjectPatch] = []
+    for p in a.patches:
+        if p.type == "json" and (p.kind, p.namespace, p.name) == (ctx.ref.kind, ctx.ref.namespace, ctx.ref.name):
+            body = apply_json_patch(body, p.body)
+            ops += p.body
+        else:
+            rest.append(p)
+    create = ObjectPatch(ctx.ref.kind, ctx.ref.namespace, ctx.ref.name, "create", body)
+    where = f"step {ctx.step} of {ctx.goal.source or 'the steps'}"
+    opsj = json.dumps(ops, separators=(",", ":"), ensure_ascii=False)
+    commands = [
+        f"# {ctx.ref} does not exist yet: {where} creates it. Change its manifest before it is applied:",
+        f"# kubectl patch --local -f YOUR-{ctx.ref.name.upper()}-MANIFEST.yaml --type json -p {shlex.quote(opsj)} -o yaml",
+        f"# the corrected object, for {where}: {create.kubectl()}",
+    ]
+    effects = [e for e in a.side_effects if not e.startswith("changes the pod template")]
+    effects.insert(0, f"changes the {ctx.ref.name} manifest before it is applied ({where}); nothing running is restarted")
+    return replace(
+        a,
+        summary=f"change the {ctx.ref.name} manifest before it is applied ({where}): {a.summary}",
+        patches=[create, *rest],
+        commands=commands,
+        cost=replace(a.cost, pods_restarted=0),
+        side_effects=effects,
+        params={**a.params, "manifest_patch": ops, "step": ctx.step},
+        conflict=f"manifest:{ctx.ref}",
+        rolls_template=False,
+    )
 
 
 # --------------------------------------------------------------------------- spread
@@ -273,6 +367,7 @@ def spread_candidates(ctx: Context) -> list[Action]:
                         conflict=f"spread:{i}",
                     )
                 )
+                out[-1].group = "|".join((ctx.ref.namespace, key, json.dumps(selector, sort_keys=True), k))
         # add-match-label-keys
         for k in [ctx.revision_key] + _scoping_keys(ctx, selector, in_selector | set(mlk) | {ctx.revision_key}):
             if k in mlk or k in in_selector:

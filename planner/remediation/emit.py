@@ -76,7 +76,12 @@ def write_plan(directory: Path, plan: Plan, index: int, total: int, goal: Goal) 
         if action.destructive:
             lines.append(f"confirm {shlex.quote(f'Step {j} is destructive: {action.summary}.')}")
         for c in action.commands:
-            lines.append(files.get(c, c))
+            line = files.get(c)
+            if line is None:  # an instruction (a comment) that names a patch file: the file written here
+                line = c
+                for cmd, with_file in files.items():
+                    line = line.replace(cmd, with_file)
+            lines.append(line)
     lines.append("")
     lines.append(f'echo "plan {index} applied: check the goal again (planner check / planner simulate on a fresh snapshot)"')
     runbook = directory / "runbook.sh"

@@ -23,15 +23,24 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from models.solve import SolveOptions
 from planner.errors import UnknownResult, UsageError
 from planner.remediation.actions import ACTION_TYPES, Action, Cost, Plan
-from planner.remediation.candidates import Context, Failure, generate, scale_to_action
+from planner.remediation.candidates import Context, Failure, generate, replay_generate, scale_to_action
 from planner.remediation.jsonpatch import PatchError
-from planner.remediation.verify import Goal, Verdict, apply_patches, evaluate, is_ok_now
+from planner.remediation.verify import (
+    Goal,
+    Verdict,
+    apply_plan,
+    evaluate,
+    involved,
+    is_ok_now,
+    parse_goal_steps,
+    run_goal_steps,
+)
 from planner.services.workloads import find_workload, plan_workload
 from planner.snapshot import Snapshot
 
@@ -111,6 +120,8 @@ def diagnose(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int) -> Failu
         return f
     from planner.services.simulate import Simulator, Step
 
+    if goal.kind == "replay":
+        return _diagnose_replay(snap, goal, seed)
     if goal.kind == "rollout":
         steps = [Step("rollout", {"ref": ref, "workload": str(ref), "image": None})]
     else:
@@ -131,6 +142,32 @@ def diagnose(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int) -> Failu
                 _pin(snap, stuck_pod.key if stuck_pod.key in snap.pods else None, f"{stuck_pod.namespace}/{v.claim_name}", f)
     if not texts and str(ref) in result["incomplete"]:
         texts.append(f"the rollout of {ref} does not complete")
+    f.text = "; ".join(texts)
+    return f
+
+
+def _diagnose_replay(snap: Snapshot, goal: Goal, seed: int) -> Failure:
+    """The stuck pods of the replay of the goal's steps: their plugins, the snapshot's claims that
+    pin them (claims the steps create are not in the snapshot: nothing to delete beforehand)."""
+    f = Failure()
+    run = run_goal_steps(snap, goal, seed)
+    texts = []
+    owner = {k: v["workload"] for k, v in run.result["final"]["pods"].items()}
+    for s in run.stuck:
+        text = " ".join(s["reasons"])
+        texts.append(f"{s['pod']} (Pending from step {s['since_step']}): {s['reasons'][0] if s['reasons'] else 'Pending'}")
+        f.plugins |= {p for p in PLUGINS if p + ":" in text}
+        if s["pod"] in owner and owner[s["pod"]] not in f.stuck:
+            f.stuck.append(owner[s["pod"]])
+        pod = run.sim.snap.pods.get(s["pod"])
+        if pod is not None:
+            for v in pod.spec.volumes:
+                _pin(snap, pod.key if pod.key in snap.pods else None, f"{pod.namespace}/{v.claim_name}", f)
+    for r in run.result["incomplete"]:
+        if r not in f.stuck:  # a workload with stuck pods is incomplete too: the pods say why
+            texts.append(f"the rollout of {r} does not complete")
+    if run.result["drain_blocked"]:
+        texts.append(f"the drain is blocked: {', '.join(run.result['drain_blocked'])}")
     f.text = "; ".join(texts)
     return f
 
@@ -167,12 +204,12 @@ class Search:
             self.progress(f"verifying {' + '.join(a.type for a in actions)}")
         patches = [p for a in actions for p in a.patches]
         try:
-            trial = apply_patches(self.snap, patches)
+            trial, goal = apply_plan(self.snap, self.goal, patches)
         except PatchError as e:
             return Verdict(False, f"patch: {e}")
         n = next((a.replicas for a in actions if a.replicas is not None), None)
         rolls = any(a.rolls_template for a in actions)
-        return evaluate(trial, self.goal, self.opts, self.seed, replicas=n, template_changed=rolls)
+        return evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls)
 
     def nearest_count(self, ctx: Context) -> int | None:
         """scale-to: the replica count nearest the goal that works (above first: fewer replicas
@@ -217,7 +254,12 @@ def remediate(
     failure = diagnose(snap, goal, opts, seed)
     ctx = Context(snap, goal, failure)
     search = Search(snap, goal, opts, seed, progress)
-    cands = [a for a in generate(ctx) if a.type not in forbidden]
+    if goal.kind == "replay":
+        steps = parse_goal_steps(snap, goal)
+        generated = replay_generate(snap, goal, failure, steps, involved(snap, goal, steps))
+    else:
+        generated = generate(ctx)
+    cands = [a for a in generated if a.type not in forbidden]
     if goal.kind in ("replicas", "scale") and "scale-to" not in forbidden:
         m = search.nearest_count(ctx)
         if m is not None:
@@ -277,6 +319,7 @@ def remediate(
                 if v.ok:
                     plans.append(Plan([a1, a2], a1.cost + a2.cost, _verified(v)))
                     break
+    plans += shared_selector_plans(search, cands, plans)
     plans.sort(key=lambda p: p.rank_key(allow_destructive))
     notes = []
     if search.exhausted:
@@ -295,6 +338,47 @@ def remediate(
         notes,
         {"candidates": len(cands), "verifications": search.verifications, "plans_found": len(plans)},
     )
+
+
+def shared_selector_plans(search: Search, cands: list[Action], plans: list[Plan]) -> list[Plan]:
+    """A spread selector that several workloads share (the releases of one app, seed 000): the
+    plan that scopes it to its own release in every one of them, each with the label it already
+    carries, is what a fix of the chart they come from does.  It is verified and listed even when
+    scoping fewer of them reaches the goal (then it is a superset of that plan, and the actions
+    the goal does not need say so): it keeps each release from counting the others' pods whenever
+    its own pods are placed again, whichever release is the new one."""
+    groups: dict[str, dict[str, Action]] = {}
+    for a in cands:
+        if a.group:
+            groups.setdefault(a.group, {}).setdefault(a.target, a)
+    out: list[Plan] = []
+    for members in groups.values():
+        actions = sorted(members.values(), key=lambda a: a.target)
+        if len(actions) < 2 or search.exhausted:
+            continue
+        labels = [{str(v) for v in a.params.get("add_match_labels", {}).values()} for a in actions]
+        if any(x == y for i, x in enumerate(labels) for y in labels[i + 1 :]):
+            continue  # the same value everywhere: scoping would not separate them
+        v = search.verify(actions)
+        if not v.ok:
+            continue
+        enough = [p for p in plans if {id(a) for a in p.actions} < {id(a) for a in actions}]
+        if enough:
+            needed = {id(a) for p in enough for a in p.actions}
+            alone = " + ".join(a.target for a in enough[0].actions)
+            actions = [
+                a if id(a) in needed else replace(
+                    a,
+                    side_effects=[
+                        *a.side_effects,
+                        f"not needed for this goal ({alone} alone reaches it): it scopes the selector in every release that shares "
+                        f"it, so that {a.target} does not count the others' pods when its own are placed again",
+                    ],
+                )
+                for a in actions
+            ]
+        out.append(Plan(actions, sum((a.cost for a in actions), Cost()), _verified(v)))
+    return out
 
 
 def _verified(v: Verdict) -> dict[str, Any]:

@@ -30,13 +30,18 @@ replay, with three consequences made explicit because no patch says them:
   pods of older revisions where they are;
 * ``rollout`` / ``scale``: the replay of ``kubectl rollout restart`` (or the rollout under way) or
   of the scale completes for the workload: no pod of it Pending, every pod of the current
-  revision, the replica count reached.  Pending pods of other workloads do not count.
+  revision, the replica count reached.  Pending pods of other workloads do not count;
+* ``replay`` (``--steps``): the replay of the goal's steps completes for the workloads involved
+  (``involved``): none of their pods Pending at the end, their rollouts done, no drain blocked;
+  pods of other workloads count only when the steps made them Pending.  A plan's ``create``
+  patch of an object that a ``create:`` step makes is that step's manifest, corrected
+  (``split_patches``): the object is still created at its step.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from models.solve import SolveOptions
@@ -72,18 +77,29 @@ def object_key(kind: str, namespace: str | None, name: str) -> str:
 @dataclass(frozen=True)
 class Goal:
     ref: WorkloadRef
-    kind: str  # replicas | rollout | scale
+    kind: str  # replicas | rollout | scale | replay
     replicas: int | None = None
+    # replay: the steps as written (a scenario's `steps:` or a --steps file) and where they come from
+    steps: Any = field(default=None, compare=False, hash=False)
+    source: str = ""
 
     def describe(self) -> str:
         if self.kind == "replicas":
             return f"{self.ref} x{self.replicas}"
         if self.kind == "scale":
             return f"scale {self.ref} to {self.replicas}"
+        if self.kind == "replay":
+            return f"replay the steps of {self.source} ({self.ref})"
         return f"roll out {self.ref}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.kind, "workload": str(self.ref), "replicas": self.replicas}
+        out: dict[str, Any] = {"type": self.kind, "workload": str(self.ref), "replicas": self.replicas}
+        if self.kind == "replay":
+            out["steps"] = self.source
+        return out
+
+    def with_steps(self, steps: Any) -> Goal:
+        return replace(self, steps=steps)
 
 
 @dataclass
@@ -261,7 +277,178 @@ def evaluate(
             return Verdict(False, f"check: still unschedulable: {reason_of(out)}", detail)
         if not replay:
             return Verdict(True, "", detail)
+    if goal.kind == "replay":
+        return _replay_goal(snap, goal, seed, detail)
     return _replay(snap, goal, n, seed, detail)
+
+
+# --------------------------------------------------------------------------- replay goals
+
+
+def _raw_steps(goal: Goal) -> list:
+    return goal.steps if isinstance(goal.steps, list) else []
+
+
+def step_objects(goal: Goal) -> dict[tuple[str, str], tuple[int, dict]]:
+    """The objects the goal's ``create:`` steps make: (kind, key) -> (the replay's step number,
+    the manifest as written).  Step numbers are the replay's: step 0 is the cluster as read, an
+    ``hpa:`` step counts once per replica count."""
+    out: dict[tuple[str, str], tuple[int, dict]] = {}
+    n = 0
+    for s in _raw_steps(goal):
+        if isinstance(s, dict) and "hpa" in s and isinstance(s.get("replicas"), list):
+            n += len(s["replicas"])
+            continue
+        n += 1
+        if not isinstance(s, dict) or "create" not in s:
+            continue
+        items = s["create"] if isinstance(s["create"], list) else [s["create"]]
+        for item in items:
+            if not isinstance(item, dict) or not isinstance(item.get("kind"), str):
+                continue
+            md = item.get("metadata") or {}
+            if not isinstance(md, dict) or not md.get("name"):
+                continue
+            key = object_key(item["kind"], md.get("namespace") or "default", str(md["name"]))
+            out.setdefault((item["kind"], key), (n, item))
+    return out
+
+
+def split_patches(snap: Snapshot, goal: Goal, patches: list[ObjectPatch]) -> tuple[list[ObjectPatch], Goal]:
+    """A ``create`` patch of an object that a ``create:`` step of the goal makes (and the snapshot
+    does not hold) is that step's manifest, corrected: it replaces the manifest in the steps, so
+    the object is still created at its step, as the user will apply it.  The other patches apply
+    to the snapshot."""
+    made = step_objects(goal)
+    if not made:
+        return list(patches), goal
+    live: list[ObjectPatch] = []
+    steps: list | None = None
+    for p in patches:
+        key = object_key(p.kind, p.namespace, p.name)
+        if p.type == "create" and (p.kind, key) in made and original(snap, p.kind, key) is None:
+            if steps is None:
+                steps = copy.deepcopy(_raw_steps(goal))
+            _replace_manifest(steps, p.kind, key, p.body)
+        else:
+            live.append(p)
+    return live, (goal.with_steps(steps) if steps is not None else goal)
+
+
+def _replace_manifest(steps: list, kind: str, key: str, body: dict) -> None:
+    for s in steps:
+        if not isinstance(s, dict) or "create" not in s:
+            continue
+        many = isinstance(s["create"], list)
+        items = s["create"] if many else [s["create"]]
+        for i, item in enumerate(items):
+            md = (item.get("metadata") or {}) if isinstance(item, dict) else {}
+            if isinstance(item, dict) and item.get("kind") == kind and object_key(kind, md.get("namespace") or "default", str(md.get("name"))) == key:
+                if many:
+                    items[i] = copy.deepcopy(body)
+                else:
+                    s["create"] = copy.deepcopy(body)
+                return
+
+
+def apply_plan(snap: Snapshot, goal: Goal, patches: list[ObjectPatch]) -> tuple[Snapshot, Goal]:
+    """The snapshot and the goal a plan's patches make: patches of objects the goal's steps create
+    change those steps' manifests (split_patches), the others the snapshot (apply_patches)."""
+    live, goal = split_patches(snap, goal, patches)
+    return apply_patches(snap, live), goal
+
+
+def parse_goal_steps(snap: Snapshot, goal: Goal) -> list:
+    from planner.services.simulate import parse_steps
+
+    return parse_steps(goal.steps, snap, goal.ref.namespace, goal.source or "steps")
+
+
+def _workload_of_pod(snap: Snapshot, key: str, created: dict[str, WorkloadRef]) -> WorkloadRef | None:
+    pod = snap.pods.get(key)
+    if pod is not None and pod.owner is not None:
+        if pod.owner.kind == "StatefulSet":
+            return WorkloadRef("StatefulSet", pod.namespace, pod.owner.name)
+        rs = snap.replicasets.get(f"{pod.namespace}/{pod.owner.name}") if pod.owner.kind == "ReplicaSet" else None
+        if rs is not None and rs.owner is not None and rs.owner.kind == "Deployment":
+            return WorkloadRef("Deployment", pod.namespace, rs.owner.name)
+        return None
+    # a pod an earlier step creates: a StatefulSet's pods are named <set>-<ordinal>
+    base, _, ordinal = key.rpartition("-")
+    if ordinal.isdigit():
+        if base in snap.statefulsets:
+            ns, name = base.split("/", 1)
+            return WorkloadRef("StatefulSet", ns, name)
+        return created.get(base)
+    return None
+
+
+def involved(snap: Snapshot, goal: Goal, steps: list) -> list[WorkloadRef]:
+    """The workloads a replay goal is about: the goal's, those the steps name (scale, rollout,
+    delete, apply), create, or whose pods they evict."""
+    refs: list[WorkloadRef] = [goal.ref]
+    created: dict[str, WorkloadRef] = {}
+    for st in steps:
+        a = st.args
+        if isinstance(a.get("ref"), WorkloadRef):
+            refs.append(a["ref"])
+        if st.kind == "create":
+            for kind, key, _ in a["objects"]:
+                if kind in ("Deployment", "StatefulSet"):
+                    ns, name = key.split("/", 1)
+                    created[key] = WorkloadRef(kind, ns, name)
+                    refs.append(created[key])
+        if st.kind == "evict":
+            owner = _workload_of_pod(snap, a["pod"], created)
+            if owner is not None:
+                refs.append(owner)
+    return list(dict.fromkeys(refs))
+
+
+@dataclass
+class ReplayRun:
+    result: dict[str, Any]
+    sim: Any  # the Simulator after the run (its snapshot: the world the steps end in)
+    watch: list[WorkloadRef]
+    stuck: list[dict[str, Any]]  # the stuck pods that count against the goal
+
+
+def run_goal_steps(snap: Snapshot, goal: Goal, seed: int) -> ReplayRun:
+    """The replay of the goal's steps on ``snap``, watching the workloads involved.  Raises
+    InputError / UsageError when the steps do not apply (a corrected manifest the API server
+    would refuse, a workload a step names that a plan deleted)."""
+    from planner.services.simulate import Simulator
+
+    steps = parse_goal_steps(snap, goal)
+    watch = involved(snap, goal, steps)
+    sim = Simulator(snap, seed=seed)
+    result = sim.run(steps, watch)
+    mine = set(result["final"]["pods"])
+    # Pending pods of other workloads count once the steps made them Pending (a drain, a zone
+    # lost); those already Pending in the cluster as read do not (as for the other transitions)
+    stuck = [s for s in result["stuck"] if s["pod"] in mine or s["since_step"] > 0]
+    return ReplayRun(result, sim, watch, stuck)
+
+
+def _replay_goal(snap: Snapshot, goal: Goal, seed: int, detail: dict[str, Any]) -> Verdict:
+    try:
+        run = run_goal_steps(snap, goal, seed)
+    except (InputError, UsageError) as e:
+        detail["replay"] = False
+        return Verdict(False, "replay: " + "; ".join(e.messages or [str(e)]), detail)
+    r = run.result
+    ok = not run.stuck and not r["incomplete"] and not r["drain_blocked"]
+    detail["replay"] = ok
+    detail["replay_placements"] = r["placements"]
+    if ok:
+        return Verdict(True, "", detail)
+    if run.stuck:
+        s = run.stuck[0]
+        why = s["reasons"][0] if s["reasons"] else "Pending"
+        return Verdict(False, f"replay: {s['pod']} stays Pending from step {s['since_step']}: {why}", detail)
+    if r["incomplete"]:
+        return Verdict(False, f"replay: the rollout of {r['incomplete'][0]} does not complete", detail)
+    return Verdict(False, f"replay: the drain is blocked by PodDisruptionBudgets ({', '.join(r['drain_blocked'])})", detail)
 
 
 def _replay(snap: Snapshot, goal: Goal, n: int | None, seed: int, detail: dict[str, Any]) -> Verdict:

@@ -27,13 +27,20 @@ def remediate_command(
     opts: SolveOptions,
     seed: int,
     limits: Limits,
+    steps: str | None = None,
 ) -> dict[str, Any]:
-    given = [x for x in (replicas is not None, rollout, scale is not None) if x]
+    given = [x for x in (replicas is not None, rollout, scale is not None, steps is not None) if x]
     if len(given) != 1:
-        raise UsageError("remediate: give exactly one goal: --replicas N, --rollout or --scale N")
+        raise UsageError("remediate: give exactly one goal: --replicas N, --rollout, --scale N or --steps FILE")
     snap = load_snapshot(paths, limits, notice=note)
     ref = parse_workload(workload, namespace)
-    if replicas is not None:
+    if steps is not None:
+        goal = Goal(ref, "replay", None, steps=read_steps(steps, limits), source=steps)
+        from planner.remediation.verify import parse_goal_steps
+
+        if not parse_goal_steps(snap, goal):  # the steps are read as the replay reads them: errors exit 2
+            raise UsageError(f"--steps {steps}: no steps")
+    elif replicas is not None:
         goal = Goal(ref, "replicas", replicas)
     elif scale is not None:
         goal = Goal(ref, "scale", scale)
@@ -50,6 +57,24 @@ def remediate_command(
     return result
 
 
+def read_steps(path: str, limits: Limits) -> Any:
+    """The steps of a --steps FILE, as `planner simulate --steps` reads them: a YAML list of steps,
+    or a mapping with `steps:` (so a scenario, the one remediated included, gives its own)."""
+    from planner.errors import InputError
+    from planner.load.reader import parse_bytes
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limits.max_bytes + 1)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror}") from None
+    docs = parse_bytes(data, path, limits)
+    raw = docs[0] if len(docs) == 1 else docs
+    if isinstance(raw, dict) and "steps" in raw:
+        raw = raw["steps"]
+    return raw
+
+
 def _progress(msg: str) -> None:
     import sys
 
@@ -63,6 +88,8 @@ def _goal_text(g: dict) -> str:
         return f"{g['workload']} x{g['replicas']}"
     if g["type"] == "scale":
         return f"scale {g['workload']} to {g['replicas']}"
+    if g["type"] == "replay":
+        return f"the steps of {g['steps']} ({g['workload']})"
     return f"roll out {g['workload']}"
 
 
