@@ -24,6 +24,13 @@ demo: $(STAMP)
 	@echo
 	@echo "== which counts of the HPA range work?"
 	@$(BIN)/planner capacity scenarios/seed-001-hpa-parallel.yaml --workload statefulset/search; test $$? -le 1  # exit 1 means 'no', which is the point of the demo
+	@echo
+	@echo "== seed 004: replay the rolling update pod by pod (it sticks), then the cheapest verified fixes"
+	@$(BIN)/planner simulate scenarios/seed-004-rollout-anti-affinity.yaml --workload deployment/web --rollout; test $$? -le 1
+	@$(BIN)/planner remediate scenarios/seed-004-rollout-anti-affinity.yaml --workload deployment/web --rollout --top 2; test $$? -le 1
+	@echo
+	@echo "== audit every workload of a snapshot for the seeds' hazards (a CI gate: exit 1 on findings)"
+	@$(BIN)/planner audit scenarios/seed-001-hpa-parallel.yaml; test $$? -le 1
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
