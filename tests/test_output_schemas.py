@@ -43,6 +43,10 @@ S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
         ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "3"]),
         ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "4"]),
         ("remediate", ["remediate", SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "--workload", "deployment/web", "--rollout"]),
+        (
+            "remediate",
+            ["remediate", SCENARIOS / "seed-001-hpa-replay.yaml", "--workload", "statefulset/search", "--steps", SCENARIOS / "seed-001-hpa-replay.yaml"],
+        ),
         ("audit", ["audit", S001]),
         ("audit", ["audit", SCENARIOS / "seed-004-rollout-anti-affinity.yaml"]),
         ("audit", ["audit", SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml"]),
