@@ -142,7 +142,7 @@ def rollout_deadlock(ctx: Context, w: Workload) -> Finding | None:
 
     in_progress = rollout_in_progress(w)
     try:
-        res = Simulator(ctx.snap, seed=0).run([Step("rollout", {"ref": w.ref, "workload": str(w.ref), "image": None})], [w.ref])
+        res = Simulator(ctx.focuser.focus([w.ref]), seed=0).run([Step("rollout", {"ref": w.ref, "workload": str(w.ref), "image": None})], [w.ref])
     except PlannerError as e:
         ctx.notes.append(f"{w.name}: rollout replay failed: {'; '.join(e.messages)}")
         return None
@@ -215,8 +215,9 @@ def zone_loss_pdb(ctx: Context, workloads: list[Workload]) -> None:
 
     for zone, cases in sorted(by_zone.items()):
         try:
-            sim = Simulator(snap, seed=0)
-            res = sim.run([Step("zone-down", {"zone": zone})], [w.ref for _, owners, _, _ in cases for w in owners])
+            refs = list(dict.fromkeys(w.ref for _, owners, _, _ in cases for w in owners))
+            sim = Simulator(ctx.focuser.focus(refs), seed=0)
+            res = sim.run([Step("zone-down", {"zone": zone})], refs)
         except PlannerError as e:
             ctx.notes.append(f"zone {zone}: replay failed: {'; '.join(e.messages)}")
             continue

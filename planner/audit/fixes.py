@@ -47,10 +47,13 @@ def attach_fixes(snap: Snapshot, findings: list[Finding], notes: list[str], opts
     from planner.remediation import remediate
 
     cache: dict[tuple, list[dict] | None] = {}
+    deadlocked = {f.objects[0] for f in findings if f.rule == "rollout-deadlock"}
     for f in findings:
         g = f.goal
         if g is None:
             continue
+        if not _goal_may_fail(snap, f, deadlocked, opts):
+            continue  # the goal holds: remediate would say there is nothing to fix
         kind = "rollout" if g.rollout else "replicas"
         key = (str(g.ref), kind, g.replicas, g.without_pod, id(g.snapshot) if g.snapshot is not None else None)
         if key not in cache:
@@ -66,3 +69,21 @@ def attach_fixes(snap: Snapshot, findings: list[Finding], notes: list[str], opts
             if wanted is None or all(a["type"] in wanted for a in p["actions"]):
                 f.fix = p
                 break
+
+
+def _goal_may_fail(snap: Snapshot, f: Finding, deadlocked: set[str], opts: Any) -> bool:
+    """Cheap answers for the selector rules, which fire on many healthy workloads: a rollout that
+    the audit's own replay completed (or that nothing could block), replicas that check places."""
+    g = f.goal
+    assert g is not None
+    if f.rule == "selector-counts-other-revisions":
+        return f.objects[0] in deadlocked
+    if f.rule == "selector-broader-than-workload" and g.replicas is not None and g.snapshot is None and not g.without_pod:
+        from planner.errors import UnknownResult
+        from planner.services.check import check_replicas
+
+        try:
+            return not check_replicas(snap, [g.ref], g.replicas, opts).schedulable
+        except UnknownResult:
+            return True
+    return True

@@ -188,6 +188,12 @@ class Context:
     def cluster(self) -> ClusterState:
         return ClusterState.from_snapshot(self.snap)
 
+    @cached_property
+    def focuser(self) -> Any:
+        from planner.audit.focus import Focuser
+
+        return Focuser(self.snap)
+
     def add(self, f: Finding) -> None:
         self.findings.append(f)
 
