@@ -317,6 +317,17 @@ pods:
     assert not any(f["details"].get("pod") == "default/db-1" for f in data["findings"])
 
 
+def test_on_delete_statefulsets_are_not_rolled(tmp_path):
+    spread = ("        topologySpreadConstraints:\n"
+              "        - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,"
+              " labelSelector: {matchLabels: {app: db}}}\n")
+    text = HEAD + "objects:\n" + STS.format(name="db", replicas=3, extra_sel="", spec=spread).replace(
+        "    podManagementPolicy: Parallel\n", "    podManagementPolicy: Parallel\n    updateStrategy: {type: OnDelete}\n"
+    ) + "pods:\n- {workload: statefulset/db, ordinals: [0, 1, 2], zones: [zone-a, zone-b, zone-c]}\n"
+    code, data = audit_json(scenario(tmp_path, text))
+    assert data["findings"] == [] and code == 0, rules_of(data)
+
+
 PDB = """- apiVersion: policy/v1
   kind: PodDisruptionBudget
   metadata: {{name: {name}}}

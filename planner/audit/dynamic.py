@@ -138,6 +138,8 @@ def rollout_deadlock(ctx: Context, w: Workload) -> Finding | None:
         return None
     if isinstance(w.obj, Deployment) and w.obj.paused:
         return None
+    if isinstance(w.obj, StatefulSet) and w.obj.update_strategy_type == "OnDelete":
+        return None  # nothing rolls until someone deletes the pods
     from planner.services.simulate import Simulator, Step
 
     in_progress = rollout_in_progress(w)

@@ -208,7 +208,10 @@ def spread_skew(ctx: Context, w: Workload) -> None:
         }
         if len(st.counts) <= 20:
             details["counts"] = dict(sorted(st.counts.items()))
-        ctx.add(Finding("spread-skew-exceeded", WARNING, [w.name], msg, details, goal=Goal(w.ref, replicas=w.obj.replicas + 1)))
+        # the fix's goal: the replicas asked for when some wait, else one more (where the next pod may go)
+        waiting = any(not p.spec.node_name and not p.terminal for p in w.pods)
+        goal = Goal(w.ref, replicas=w.obj.replicas if waiting else w.obj.replicas + 1)
+        ctx.add(Finding("spread-skew-exceeded", WARNING, [w.name], msg, details, goal=goal))
 
 
 def _few(items: list[str], n: int = 4) -> str:
