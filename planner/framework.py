@@ -73,7 +73,7 @@ class NodeInfo:
     def name(self) -> str:
         return self.node.name
 
-    def clone(self) -> "NodeInfo":
+    def clone(self) -> NodeInfo:
         """A copy that can take and lose pods without touching this one (cheaper than rebuilding)."""
         c = NodeInfo.__new__(NodeInfo)
         c.node = self.node
@@ -159,7 +159,7 @@ class ClusterState:
             namespace_labels=ns_labels,
         )
 
-    def clone(self) -> "ClusterState":
+    def clone(self) -> ClusterState:
         """Node infos cloned, volume objects in fresh dicts: binding into the clone leaves self alone."""
         return ClusterState(
             node_infos=[ni.clone() for ni in self.node_infos],

@@ -27,7 +27,6 @@ half does.
 
 from __future__ import annotations
 
-from itertools import compress
 from operator import attrgetter
 
 from planner.domain import Pod, PodAffinityTerm, WeightedPodAffinityTerm
