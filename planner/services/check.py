@@ -19,7 +19,7 @@ from planner.errors import UnknownResult
 from planner.framework import ClusterState
 from planner.services.binding import bind_pod, fits_node
 from planner.services.problem import Context, build_problem
-from planner.services.workloads import Plan, WorkloadRef, apply_plans, plan_workload
+from planner.services.workloads import Plan, WorkloadRef, cluster_after_plans, plan_workload
 from planner.snapshot import Snapshot
 
 
@@ -42,8 +42,7 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
     opts = opts or SolveOptions()
     plans = [plan_workload(snap, ref, replicas) for ref in refs]
     notes = [n for p in plans for n in p.notes]
-    snap2 = apply_plans(snap, plans)
-    cluster = ClusterState.from_snapshot(snap2)
+    cluster = cluster_after_plans(snap, plans)
     if not any(p.new for p in plans):
         return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)
     problem, ctx = build_problem(cluster, plans)

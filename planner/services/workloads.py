@@ -35,6 +35,7 @@ from planner.domain import (
     StatefulSet,
 )
 from planner.errors import InputError, UsageError
+from planner.framework import ClusterState
 from planner.snapshot import Snapshot
 
 KIND_ALIASES = {
@@ -322,3 +323,19 @@ def apply_plans(snap: Snapshot, plans: Iterable[Plan]) -> Snapshot:
         for c in plan.new_claims:
             out.pvcs.setdefault(c.key, c)
     return out
+
+
+def cluster_after_plans(snap: Snapshot, plans: Iterable[Plan]) -> ClusterState:
+    """ClusterState.from_snapshot(apply_plans(snap, plans)), from a cached base: the snapshot's
+    cluster is built once (150,000 pods take a second) and cloned for each question."""
+    base = snap.__dict__.get("_base_cluster")
+    if base is None:
+        base = snap.__dict__["_base_cluster"] = ClusterState.from_snapshot(snap)
+    cluster = base.clone()
+    for plan in plans:
+        for p in plan.remove:
+            if p.spec.node_name and not p.terminal:
+                cluster.remove_pod(p)
+        for c in plan.new_claims:
+            cluster.pvcs.setdefault(c.key, c)
+    return cluster
