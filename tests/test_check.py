@@ -98,3 +98,23 @@ def test_seed_000_second_green_replica_cannot_come_back():
     assert code == 1
     text = "\n".join(e["message"] for e in data["explanation"])
     assert "zone-c would then hold 2 pod(s) matching app=my_app" in text
+
+
+def test_seed_001_orderedready_four_replicas_unschedulable():
+    """Under OrderedReady search-2 must be placed before search-3 exists: 4 is unschedulable too."""
+    from dataclasses import replace
+
+    from planner.load import load_snapshot
+    from planner.services.check import check_replicas
+    from planner.services.workloads import parse_workload
+
+    snap = load_snapshot([str(S001)])
+    key = "default/search"
+    snap.statefulsets[key] = replace(snap.statefulsets[key], pod_management_policy="OrderedReady")
+    ref = parse_workload("statefulset/search", None)
+    out = check_replicas(snap, [ref], 4)
+    assert not out.schedulable
+    assert out.stats["ordered"] is True
+    text = "\n".join(e["message"] for e in out.explanation)
+    assert "search-2 must run in zone-a" in text and "skew 2 > maxSkew 1" in text
+    assert check_replicas(snap, [ref], 2).schedulable
