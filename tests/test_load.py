@@ -156,3 +156,12 @@ def test_real_cluster_oddities_are_notes_not_errors(tmp_path):
     snap = load_snapshot([str(f)])
     text = "\n".join(snap.notes)
     assert "pv-missing" in text and "gone-node" in text
+
+
+def test_directory_of_scenarios_validates_file_by_file(cli):
+    from .conftest import SCENARIOS
+
+    r = cli(["validate", SCENARIOS, "-o", "json"])
+    assert r.code == 0, r.out
+    data = json.loads(r.out)
+    assert data["valid"] and len(data["files"]) == len(list(SCENARIOS.glob("*.yaml")))
