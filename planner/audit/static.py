@@ -349,7 +349,7 @@ def _water_fill(fixed: dict[str, int], free: int) -> dict[str, int]:
 def pod_cannot_return(ctx: Context, w: Workload) -> None:
     """Every running pod with a pinned volume and a hard spread or (anti-)affinity, taken out of the
     cluster and evaluated by every filter, as planner explain does for a running pod."""
-    if not w.hard_constraints() or ctx.has("volumes-concentrated-in-one-domain", w.name):
+    if not w.hard_constraints():
         return
     from planner.services.explain import explain
 

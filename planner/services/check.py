@@ -256,7 +256,7 @@ def explain_core(built: Built, core: list[Guard], ctx: Context, opts: SolveOptio
     for g in others:
         counter = solve(built, opts, enabled=[x for x in core if x is not g])
         if g.kind == "spread":
-            out.append(_spread_message(built, g.ref, counter.x if counter.status == "feasible" else None))
+            out.append(_spread_message(built, g.ref, counter.x if counter.status == "feasible" else None, ctx))
         else:
             f = g.ref
             out.append(
@@ -301,7 +301,7 @@ def _pods_phrase(grp: Group | None) -> str:
     return f"{grp.count} pods ({', '.join(k.split('/', 1)[1] for k in grp.pods[:3])}{', ...' if grp.count > 3 else ''})"
 
 
-def _spread_message(built: Built, s: Spread, x: dict[tuple[int, int], int] | None) -> dict:
+def _spread_message(built: Built, s: Spread, x: dict[tuple[int, int], int] | None, ctx: Context | None = None) -> dict:
     p = built.problem
     base = f"topology spread ({s.topology_key}, maxSkew {s.max_skew}, selector {s.selector})"
     objects = [s.source]
@@ -315,7 +315,10 @@ def _spread_message(built: Built, s: Spread, x: dict[tuple[int, int], int] | Non
             t = sum(x.get((g, c.index), 0) for g in s.matchers)
             e = s.existing_per_node.get(c.index, 0)
             for i, n in enumerate(c.nodes):
-                counts[n] = e + t // c.size + (1 if i < t % c.size else 0)
+                # name the domain (the node's value of the key; for hostname that is the node)
+                ni = ctx.cluster.by_name.get(n) if ctx is not None else None
+                label = ni.node.labels.get(s.topology_key, n) if ni is not None else n
+                counts[label] = e + t // c.size + (1 if i < t % c.size else 0)
     else:
         counts = {d: s.existing.get(d, 0) for d in s.domains}
         for c in p.classes:
