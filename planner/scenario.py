@@ -40,6 +40,7 @@ from planner.domain import (
 )
 from planner.errors import InputError
 from planner.matching import find_untolerated_taint, labels_match_map, node_selector_matches
+from planner.mergepatch import apply_merge_patch
 from planner.revision import SAFE_ALPHANUMS, controller_revision_name, fnv32a, pod_template_hash
 
 API_VERSION = "planner.dev/v1alpha1"
@@ -172,17 +173,7 @@ def _type_name(v: Any) -> str:
     return type(v).__name__
 
 
-def _merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 JSON merge patch: mappings merge, null deletes, anything else replaces."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    out = copy.deepcopy(target) if isinstance(target, dict) else {}
-    for k, v in patch.items():
-        if v is None:
-            out.pop(k, None)
-        else:
-            out[k] = _merge_patch(out.get(k), v)
-    return out
+_merge_patch = apply_merge_patch  # RFC 7386 (planner/mergepatch.py)
 
 
 def _quantity_str(v: Any) -> str:

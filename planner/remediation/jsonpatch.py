@@ -170,14 +170,4 @@ def apply_json_patch(doc: Any, ops: list[dict]) -> Any:
     return out
 
 
-def apply_merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 section 2 MergePatch, on a copy."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    out = copy.deepcopy(target) if isinstance(target, dict) else {}
-    for k, v in patch.items():
-        if v is None:
-            out.pop(k, None)
-        else:
-            out[k] = apply_merge_patch(out.get(k), v)
-    return out
+from planner.mergepatch import apply_merge_patch  # noqa: E402,F401  (re-exported)
