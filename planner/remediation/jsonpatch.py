@@ -19,6 +19,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from planner.mergepatch import apply_merge_patch  # noqa: F401  (re-exported for callers)
+
 
 class PatchError(ValueError):
     """A patch that cannot be applied (a failed ``test``, a missing path)."""
@@ -168,6 +170,3 @@ def apply_json_patch(doc: Any, ops: list[dict]) -> Any:
         else:
             raise PatchError(f"operation {i}: unknown op {kind!r}")
     return out
-
-
-from planner.mergepatch import apply_merge_patch  # noqa: E402,F401  (re-exported)
