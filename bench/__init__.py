@@ -1,0 +1,1 @@
+"""Benchmarks: synthetic kubectl-shaped clusters (bench.generate) and the timing harness (bench.run)."""
