@@ -707,7 +707,8 @@ def render(results: dict[str, Any], doc: Path, plot: Path) -> None:
     w("")
     w("Measured by `make bench` (`python -m bench.run`, see bench/run.py); the tables, the plot and the target")
     w("verdicts are generated, the commentary blocks are kept across runs. `python -m bench.run --sizes 50,500`")
-    w("limits the sizes; `--profile` adds cProfile runs at the largest size; `--render-only` rewrites this page.")
+    w("limits the sizes; `--profile` adds cProfile runs at the largest size (`--profile-only`: only those);")
+    w("`--only PHASE,...` reruns some phases and merges them; `--render-only` rewrites this page.")
     w("")
     w("Every phase runs in its own subprocess; *peak RSS* is that process's high-water mark (`wait4`")
     w("`ru_maxrss`, i.e. VmHWM), interpreter and imports included. *repeat* is 5 at 50 nodes, 3 at 500 and 1 at")
@@ -731,7 +732,10 @@ def render(results: dict[str, Any], doc: Path, plot: Path) -> None:
             )
         v = m.get("versions", {})
         w(f"* orjson {v.get('orjson')}, PyYAML {v.get('yaml')} (libyaml: {'yes' if m.get('libyaml') else 'no'}), OR-Tools {v.get('ortools')}")
-        w(f"* planner at commit {m.get('commit') or '?'} (`+dirty`: planner/ or models/ had uncommitted changes while measuring)")
+        w(
+            f"* planner at commit {m.get('commit') or '?'} in the latest run (each table names its own; `+dirty`: planner/ or "
+            "models/ had uncommitted changes while measuring)"
+        )
     w("")
     w("## Snapshots")
     w("")
@@ -750,7 +754,7 @@ def render(results: dict[str, Any], doc: Path, plot: Path) -> None:
         w(
             f"| {Path(r['files']['json']).stem} | {r['nodes']:,} | {r['zones']} | {mt['pods']:,} | {mt['objects']:,} | "
             f"{mt['deployments']:,} / {mt['replicasets']:,} / {mt['statefulsets']:,} | {jb / 2**20:,.0f} | "
-            f"{(yb / 2**20) if yb else 0:,.0f} | {jb / mt['objects']:,.0f} |"
+            f"{f'{yb / 2**20:,.0f}' if yb else '–'} | {jb / mt['objects']:,.0f} |"
         )
     w("")
     w("## Results")
@@ -799,7 +803,7 @@ def render(results: dict[str, Any], doc: Path, plot: Path) -> None:
             if not ex:
                 continue
             w("")
-            w(f"#### cProfile, {phase} at {size_key} (top functions by own time; full listing in {rel})")
+            w(f"#### cProfile, {phase} at {size_key} (top functions by own time; full listing in {rel}, git-ignored: `--profile-only` writes it)")
             w("")
             w("```")
             L.extend(ex)
