@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # networkx is imported where a graph is built (it costs 0.1 s at start-up)
+    import networkx as nx
 
 from planner.domain import (
     Deployment,
@@ -105,6 +107,8 @@ class Snapshot:
 
         Node ids are (kind, key) tuples; the graph holds only edges that resolve.
         """
+        import networkx as nx
+
         g = nx.DiGraph()
         for rs in self.replicasets.values():
             if rs.owner and rs.owner.kind == "Deployment":
@@ -136,6 +140,8 @@ class Snapshot:
         Node ids are ("Deployment" | "StatefulSet", "ns/name"); edge attribute ``via`` lists what
         matched, e.g. "topologySpreadConstraints[0] (topology.kubernetes.io/zone)".
         """
+        import networkx as nx
+
         g = nx.DiGraph()
         workloads = [("Deployment", d.key, d.namespace, d.template) for d in self.deployments.values()]
         workloads += [("StatefulSet", s.key, s.namespace, s.template) for s in self.statefulsets.values()]
@@ -165,6 +171,8 @@ class Snapshot:
 
     def owned_pods(self, kind: str, key: str) -> list[Pod]:
         """Pods a Deployment (through its ReplicaSets) or StatefulSet controls."""
+        import networkx as nx
+
         g = self.ownership
         node = (kind, key)
         if node not in g:

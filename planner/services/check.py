@@ -42,9 +42,9 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
     opts = opts or SolveOptions()
     plans = [plan_workload(snap, ref, replicas) for ref in refs]
     notes = [n for p in plans for n in p.notes]
-    cluster = cluster_after_plans(snap, plans)
     if not any(p.new for p in plans):
         return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)
+    cluster = cluster_after_plans(snap, plans)
     problem, ctx = build_problem(cluster, plans)
     notes += problem.notes
     stats: dict[str, Any] = {
