@@ -48,10 +48,10 @@ PENDING = "bench/bench-pending"
 MAX_BYTES = 16 << 30  # the benchmark files are read whatever their size (planner's default is 1 GiB)
 DEFAULT_SIZES = (50, 500, 5000)
 SIX_ZONES_UP_TO = 500  # 6 uneven zones are run up to this many nodes (time)
-PLACEHOLDER = "not implemented yet (issue 5/6)"
+PLACEHOLDER = "not timed by bench/ yet (see the commentary)"
 PHASE_ORDER = [
     "json", "orjson", "json-nogc", "orjson-nogc", "load-json", "load-stages", "load-yaml", "explain", "check-sts", "check-web",
-    "capacity", "startup", "e2e-sts", "e2e-web",
+    "capacity", "simulate", "startup", "e2e-sts", "e2e-web",
 ]
 
 
@@ -237,6 +237,27 @@ def child(a: argparse.Namespace) -> None:
             except UnknownResult as e:
                 s, best, ans = None, None, f"unknown: {e}"[:160]
             row(f"capacity {ref.name} {rng[0]}..{rng[1]} (after load)", s, ans, load_seconds=lt, counts=rng[1] - rng[0] + 1, best=best)
+    elif phase == "simulate":
+        from planner.services.simulate import Simulator, Step
+        from planner.services.workloads import find_workload, parse_workload
+
+        lt, snap = _load(path)
+        ref = parse_workload(WEB, None)
+        spec = find_workload(snap, ref).replicas
+        extra = min(2000, max(100, len(snap.nodes) // 2))
+        sim = Simulator(snap, seed=1)
+        with prof:
+            t0 = time.perf_counter()
+            r = sim.run([Step("scale", {"ref": ref, "workload": str(ref), "replicas": spec + extra})], [ref])
+            s = time.perf_counter() - t0
+        prof.write(f"simulate: scale {ref.name} by {extra}")
+        rate = r["placements"] / s if s else 0.0
+        row(
+            f"simulate: scale bench-web by {extra} (zone spread), pod by pod",
+            s,
+            f"{r['placements']} placements, {rate:.0f} placements/s; {'completed' if r['completed'] else 'stuck'}",
+            load_seconds=lt,
+        )
     else:
         raise SystemExit(f"unknown phase {phase}")
     print(json.dumps({"phase": phase, "rows": rows, "vmhwm_mib": _vmhwm_mib()}))
@@ -437,6 +458,7 @@ def bench_size(nodes: int, zones: int, seed: int, a: argparse.Namespace) -> dict
         ("check-sts", "check bench-sts", lambda: run_phase("check-sts", j, repeat, a.timeout)),
         ("check-web", "check bench-web", lambda: run_phase("check-web", j, repeat, a.timeout)),
         ("capacity", "capacity", lambda: run_phase("capacity", j, repeat, a.timeout)),
+        ("simulate", "simulate", lambda: run_phase("simulate", j, 1, a.timeout)),
         ("startup", "startup", lambda: run_startup(repeat, a.timeout)),
         ("e2e-sts", "end to end check sts", lambda: run_e2e(j, STS, sts_n, repeat, a.timeout)),
         ("e2e-web", "end to end check web", lambda: run_e2e(j, WEB, web_n, repeat, a.timeout)),
@@ -540,8 +562,9 @@ def _table(run: dict[str, Any]) -> list[str]:
             ans = (ans + "; " if ans else "") + f"after a load of {r['load_seconds']:.2f} s"
         rss = f"{r['rss_mib']:.0f}" if r.get("rss_mib") else "–"
         lines.append(f"| {r['name']} | {_fmt_s(s)} | {rss} | {ratio} | {ans} |")
-    for name in ("simulate", "remediate"):
-        lines.append(f"| {name} | – | – | – | {PLACEHOLDER} |")
+    if not any(str(r["name"]).startswith("simulate") for r in _rows(run)):
+        lines.append(f"| simulate | – | – | – | {PLACEHOLDER} |")
+    lines.append(f"| remediate | – | – | – | {PLACEHOLDER} |")
     return lines
 
 
