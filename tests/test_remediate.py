@@ -523,3 +523,29 @@ def test_merge_patch_rfc7386_examples():
     assert apply_merge_patch({"a": [{"b": "c"}]}, {"a": [1]}) == {"a": [1]}
     assert apply_merge_patch({"e": None}, {"a": 1}) == {"e": None, "a": 1}
     assert apply_merge_patch({"a": {"b": "c"}}, {"a": {"b": "d", "c": None}}) == {"a": {"b": "d"}}
+
+
+def test_screening_finds_the_minimal_relaxation_sets():
+    """CP-SAT over the check model with one relax literal per constraint group: seed 001 at 3
+    replicas needs either the spread or search-2's volume pin to give way, nothing else."""
+    from planner.load import load_snapshot
+    from planner.remediation.screen import screen
+    from planner.services.workloads import parse_workload
+
+    snap = load_snapshot([str(SCENARIOS / "seed-001-hpa-parallel.yaml")])
+    s = screen(snap, parse_workload("statefulset/search", None), 3)
+    assert s is not None and not s.infeasible
+    assert [sorted(k) for k in s.set_kinds] == [["spread"], ["static"]]  # cheaper (spread) first
+    assert "data-search-2" in s.sets[1][0]
+    assert s.may_help("set-when-unsatisfiable") and s.may_help("delete-pvc")
+    assert screen(snap, parse_workload("statefulset/search", None), 2) is None  # nothing to place
+
+
+def test_screening_anti_affinity_more_replicas_than_zones():
+    from planner.load import load_snapshot
+    from planner.remediation.screen import screen
+    from planner.services.workloads import parse_workload
+
+    snap = load_snapshot([str(SCENARIOS / "seed-003-anti-affinity-zones.yaml")])
+    s = screen(snap, parse_workload("deployment/az-spread-test-anti", None), 6)
+    assert s is not None and s.set_kinds and all("anti" in k or "static" in k for k in s.set_kinds)

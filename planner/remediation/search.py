@@ -1,17 +1,21 @@
 """The search for the cheapest verified plans.
 
-The issue phrases the search for replica goals as CP-SAT over the check model with one literal
-per candidate action gating its constraints.  planner does the equivalent by generation and
-verification, which needs no change to the model (models/) and verifies more: the failure (check's
-minimal explanation, or the replay's stuck pods) names the constraint groups that block the goal;
-planner.remediation.candidates turns each group into candidate actions; every candidate, then
-every pair of candidates that failed alone, is applied to a copy of the snapshot, patch by patch,
-and the goal decided again (planner.remediation.verify: check and the replay for replicas, the
-replay for rollouts and scaling).  Candidates are tried in increasing lexicographic cost (data
-loss, availability risk, spread weakened, money, plain label changes); within a family of
-variants (maxSkew 2, 3, 4; one, two, three nodes) the first that works ends the family, so no plan
-is a superset or a costlier variant of another.  Pairs are only formed of candidates that failed
-alone, which keeps every plan minimal: none is a superset of a cheaper one.
+For replica goals the search starts from CP-SAT over the check model (planner.remediation.screen):
+one relax literal per constraint group a candidate action could loosen (spread constraints,
+anti-affinity relations, volume pins, zone capacity), every pod placed, relaxations minimised by
+the issue's lexicographic cost; the optima, each excluded with its supersets, are the minimal
+relaxation sets, and they order the candidate families.  They do not prune: an action can do more
+than relax its group (relax-anti-affinity also changes the running pods once they roll), and
+relaxing a group is not the action itself, so every plan is built and verified for real: the failure (check's minimal explanation, or the replay's stuck pods) names
+the constraint groups that block the goal; planner.remediation.candidates turns each group into
+candidate actions; every candidate, then every pair of candidates that failed alone, is applied
+to a copy of the snapshot, patch by patch, and the goal decided again
+(planner.remediation.verify: check and the replay for replicas, the replay for rollouts and
+scaling).  Candidates are tried in increasing lexicographic cost (data loss, availability risk,
+spread weakened, money, plain label changes); within a family of variants (maxSkew 2, 3, 4; one,
+two, three nodes) the first that works ends the family, so no plan is a superset or a costlier
+variant of another.  Pairs are only formed of candidates that failed alone, which keeps every
+plan minimal: none is a superset of a cheaper one.
 
 Ranking: every non-destructive plan before every destructive one (delete-pvc,
 set-pod-management-policy), unless ``allow_destructive``; then by cost, then by the number of
@@ -31,6 +35,7 @@ from planner.errors import UnknownResult, UsageError
 from planner.remediation.actions import ACTION_TYPES, Action, Cost, Plan
 from planner.remediation.candidates import Context, Failure, generate, replay_generate, scale_to_action
 from planner.remediation.jsonpatch import PatchError
+from planner.remediation.screen import ACTION_KINDS, screen
 from planner.remediation.verify import (
     Goal,
     Verdict,
@@ -71,7 +76,7 @@ class Outcome:
     plans: list[Plan] = field(default_factory=list)
     rejected: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    stats: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -260,6 +265,16 @@ def remediate(
     else:
         generated = generate(ctx)
     cands = [a for a in generated if a.type not in forbidden]
+    screening = None
+    if goal.kind == "replicas":
+        # CP-SAT over the check model, one relax literal per constraint group a candidate could
+        # loosen (planner.remediation.screen): the minimal relaxation sets order the search.  They
+        # do not prune it: an action can do more than relax its own group (relax-anti-affinity
+        # also changes the running pods once they roll), so every family is still verified.
+        try:
+            screening = screen(snap, goal.ref, goal.replicas, opts)
+        except UnknownResult:
+            screening = None
     if goal.kind in ("replicas", "scale") and "scale-to" not in forbidden:
         m = search.nearest_count(ctx)
         if m is not None:
@@ -269,7 +284,16 @@ def remediate(
         families.setdefault(a.family, []).append(a)
     for fam in families.values():
         fam.sort(key=lambda a: a.cost.key())
-    order = sorted(families, key=lambda f: (families[f][0].destructive, families[f][0].cost.key(), f))
+    def set_rank(f: str) -> int:
+        if screening is None or not screening.sets:
+            return 0
+        kinds = ACTION_KINDS.get(families[f][0].type, ())
+        for i, set_kinds in enumerate(screening.set_kinds):
+            if set_kinds & set(kinds):
+                return i
+        return len(screening.set_kinds)
+
+    order = sorted(families, key=lambda f: (families[f][0].destructive, set_rank(f), families[f][0].cost.key(), f))
     plans: list[Plan] = []
     rejected: list[dict[str, Any]] = []
     failed: list[str] = []
@@ -336,7 +360,12 @@ def remediate(
         plans[:top],
         rejected,
         notes,
-        {"candidates": len(cands), "verifications": search.verifications, "plans_found": len(plans)},
+        {
+            "candidates": len(cands),
+            "verifications": search.verifications,
+            "plans_found": len(plans),
+            "screening": None if screening is None else {"relaxation_sets": screening.sets, "infeasible": screening.infeasible},
+        },
     )
 
 
