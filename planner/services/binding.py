@@ -52,7 +52,7 @@ def bind_pod(cluster: ClusterState, pod: Pod, node_name: str) -> Pod:
     """Assign ``pod`` to ``node_name`` in ``cluster`` and bind its unbound claims; returns the bound pod."""
     from planner.plugins import volumebinding as vb
 
-    node_info = cluster.by_name[node_name]
+    node_info = cluster.own(node_name)  # copy-on-write: the clone's own NodeInfo
     node = node_info.node
     state, status = vb.pre_filter(pod, cluster)
     chosen: dict[str, PersistentVolume] = {}
