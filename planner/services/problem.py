@@ -176,6 +176,18 @@ def _claim_detail(pod: Pod, cluster: ClusterState) -> tuple[list[str], str]:
     return objects, "; ".join(parts)
 
 
+def _reads_identity(pod: Pod) -> bool:
+    """A spread selector that reads a per-pod label (statefulset.kubernetes.io/pod-name): such
+    pods' counts differ, so they are not shared within a template."""
+    for c in pod.spec.topology_spread_constraints:
+        keys = set(c.match_label_keys)
+        if c.label_selector is not None:
+            keys |= {k for k, _ in c.label_selector.match_labels} | {r.key for r in c.label_selector.match_expressions}
+        if keys & set(IDENTITY_LABELS):
+            return True
+    return False
+
+
 def _prebound(pod: Pod, cluster: ClusterState) -> tuple[str, ...]:
     """PVs whose claimRef names one of the pod's claims: such a pod is not interchangeable."""
     if not pod.spec.volumes:
@@ -278,10 +290,15 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     reps = [gp[0] for gp in group_pods]
 
     # 3. constraints' shapes: topology keys, per-node or zone-like
+    # pods of one template (an OrderedReady StatefulSet's are one group each) share their counts
     spread_states = []
-    for rep in reps:
-        st, _ = pts.pre_filter(rep, cluster)
-        spread_states.append(st if isinstance(st, pts.PreFilterState) else None)
+    spread_memo: dict[tuple, Any] = {}
+    rep_sig = [_signature(rep, ctx.plan_of[rep.key]) + ((rep.key,) if _reads_identity(rep) else ()) for rep in reps]
+    for rep, sig in zip(reps, rep_sig):
+        if sig not in spread_memo:
+            st, _ = pts.pre_filter(rep, cluster)
+            spread_memo[sig] = st if isinstance(st, pts.PreFilterState) else None
+        spread_states.append(spread_memo[sig])
     topo_keys: set[str] = set()
     for st in spread_states:
         if st is not None:
@@ -309,17 +326,22 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
                 spread_sigs.append((g, c))
     per_node_counts: list[list[int] | None] = []
     eligibility = []
+    elig_memo: dict[tuple, list[bool]] = {}
     for g, c in spread_sigs:
         rep = reps[g]
         keys = [cc.topology_key for cc in spread_states[g].constraints]  # type: ignore[union-attr]
-        elig = []
-        for ni in nodes:
-            ok = all(k in ni.node.labels for k in keys)
-            if ok and c.node_affinity_policy == pts.HONOR:
-                ok = pod_matches_node_selector_and_affinity(rep.spec, ni.node)
-            if ok and c.node_taints_policy == pts.HONOR:
-                ok = find_untolerated_taint(ni.node.taints, rep.spec.tolerations) is None
-            elig.append(ok)
+        ek = (rep_sig[g], tuple(keys), c.node_affinity_policy, c.node_taints_policy)
+        elig = elig_memo.get(ek)
+        if elig is None:
+            elig = []
+            for ni in nodes:
+                ok = all(k in ni.node.labels for k in keys)
+                if ok and c.node_affinity_policy == pts.HONOR:
+                    ok = pod_matches_node_selector_and_affinity(rep.spec, ni.node)
+                if ok and c.node_taints_policy == pts.HONOR:
+                    ok = find_untolerated_taint(ni.node.taints, rep.spec.tolerations) is None
+                elig.append(ok)
+            elig_memo[ek] = elig
         eligibility.append(elig)
         if c.topology_key in per_node:
             per_node_counts.append([c.counts.get(ni.node.labels.get(c.topology_key, ""), 0) if elig[j] else 0 for j, ni in enumerate(nodes)])
