@@ -287,3 +287,41 @@ def filter(state: PreFilterState, pod: Pod, node_info: NodeInfo) -> Status | Non
     if not satisfy_existing_pods_anti_affinity(state, node):
         return _EXISTING_ANTI_AFFINITY_FAILED
     return None
+
+
+def add_pod(state: PreFilterState | object, pod_to_add: Pod, pod: Pod, node: Node, cluster: ClusterState) -> None:
+    """filtering.go PreFilterExtensions.AddPod (preFilterState.updateWithPod with multiplier 1):
+    the state of ``pod`` after ``pod_to_add`` was bound to ``node``.  A pod that skipped
+    PreFilter (no terms, no existing anti-affinity against it) may need the full PreFilter again
+    once a pod with anti-affinity lands: callers then recompute (see add_pod_needs_prefilter)."""
+    if not isinstance(state, PreFilterState):
+        return
+    labels = node.labels
+    # existing pods' anti-affinity: the added pod's required anti-affinity terms matching the pod
+    for raw in _required_terms(pod_to_add)[1]:
+        t = AffinityTerm.of(pod_to_add, raw)
+        if t.matches(pod, state.namespace_labels):
+            value = labels.get(t.topology_key)
+            if value is not None:
+                pair = (t.topology_key, value)
+                state.existing_anti_affinity_counts[pair] = state.existing_anti_affinity_counts.get(pair, 0) + 1
+    # the pod's own terms matching the added pod
+    if state.affinity_terms:
+        inc = [_IncomingTerm(t, cluster) for t in state.affinity_terms]
+        if all(it.matches(pod_to_add) for it in inc):
+            for it in inc:
+                value = labels.get(it.term.topology_key)
+                if value is not None:
+                    pair = (it.term.topology_key, value)
+                    state.affinity_counts[pair] = state.affinity_counts.get(pair, 0) + 1
+    for t in state.anti_affinity_terms:
+        if _IncomingTerm(t, cluster).matches(pod_to_add):
+            value = labels.get(t.topology_key)
+            if value is not None:
+                pair = (t.topology_key, value)
+                state.anti_affinity_counts[pair] = state.anti_affinity_counts.get(pair, 0) + 1
+
+
+def add_pod_needs_prefilter(state: PreFilterState | object, pod_to_add: Pod) -> bool:
+    """A skipped PreFilter (SKIP) stays valid unless the added pod brings required anti-affinity."""
+    return not isinstance(state, PreFilterState) and bool(_required_terms(pod_to_add)[1])

@@ -249,3 +249,34 @@ def skew_if_placed(state: PreFilterState, node: Node) -> list[tuple[ConstraintSt
     """For explain: each constraint with the skew placing the pod on ``node`` would give (None when
     the node lacks the topology key, which Filter rejects as unresolvable)."""
     return [(c, c.skew_on(node)) for c in state.constraints]
+
+
+def add_pod(state: PreFilterState | object, pod_to_add: Pod, pod: Pod, node: Node) -> None:
+    """filtering.go PreFilterExtensions.AddPod (preFilterState.updateWithPod with delta 1): the
+    state of ``pod`` after ``pod_to_add`` was bound to ``node``, without counting everything again."""
+    if not isinstance(state, PreFilterState) or pod_to_add.namespace != pod.namespace or pod_to_add.terminating:
+        return
+    labels = node.labels
+    if any(c.topology_key not in labels for c in state.constraints):
+        return  # nodeLabelsMatchSpreadConstraints
+    affinity_ok: bool | None = None
+    taints_ok: bool | None = None
+    for c in state.constraints:
+        # matchNodeInclusionPolicies, as calPreFilterState applies them
+        if c.node_affinity_policy == HONOR:
+            if affinity_ok is None:
+                affinity_ok = pod_matches_node_selector_and_affinity(pod.spec, node)
+            if not affinity_ok:
+                continue
+        if c.node_taints_policy == HONOR:
+            if taints_ok is None:
+                taints_ok = find_untolerated_taint(node.taints, pod.spec.tolerations) is None
+            if not taints_ok:
+                continue
+        sel = c.selector
+        if sel is None or sel.empty or not sel.matches(pod_to_add.labels):
+            continue
+        value = labels[c.topology_key]
+        c.counts[value] = c.counts.get(value, 0) + 1
+        c.min_match = min(c.counts.values()) if c.counts else MAX_INT32
+        c.global_min = 0 if len(c.counts) < c.min_domains else c.min_match

@@ -11,6 +11,7 @@ docs/semantics.md.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from planner.domain import (
     LABEL_HOSTNAME,
@@ -104,3 +105,68 @@ def fits_node(pod: Pod, cluster: ClusterState, node_name: str) -> list:
         if st is not None:
             fails.append(st)
     return fails
+
+
+class WitnessFilters:
+    """fits_node for a sequence of placements: PodTopologySpread's and InterPodAffinity's PreFilter
+    states are computed once per pod signature and then kept current with their
+    PreFilterExtensions.AddPod (as kube-scheduler does for nominated pods), instead of counting
+    the whole cluster again for every pod placed.  Every other plugin runs its PreFilter each time
+    (they read the pod and the volume objects, not the other pods)."""
+
+    def __init__(self, cluster: ClusterState) -> None:
+        from planner.plugins import filter_plugins
+        from planner.plugins import interpodaffinity as ipa
+        from planner.plugins import podtopologyspread as pts
+
+        self.cluster = cluster
+        self.mods = filter_plugins()
+        self.counting = {pts.NAME: pts, ipa.NAME: ipa}
+        self.states: dict[tuple, dict[str, Any]] = {}  # pod signature -> plugin -> (state, status)
+        self.reps: dict[tuple, Pod] = {}
+
+    @staticmethod
+    def _sig(pod: Pod) -> tuple:
+        # what the two PreFilters read of the pod (all labels: a selector may read any of them)
+        return (pod.namespace, tuple(sorted(pod.labels.items())), pod.spec.affinity,
+                pod.spec.topology_spread_constraints, tuple(sorted(pod.spec.node_selector.items())), pod.spec.tolerations)
+
+    def fits(self, pod: Pod, node_name: str) -> list:
+        from planner.framework import SKIP
+
+        ni = self.cluster.by_name[node_name]
+        sig = self._sig(pod)
+        cached = self.states.get(sig)
+        if cached is None:
+            cached = self.states[sig] = {name: mod.pre_filter(pod, self.cluster) for name, mod in self.counting.items()}
+            self.reps[sig] = pod
+        fails = []
+        for mod in self.mods:
+            if mod.NAME in cached:
+                state, status = cached[mod.NAME]
+            else:
+                state, status = mod.pre_filter(pod, self.cluster)
+            if status is not None:
+                fails.append(status)
+                continue
+            if state is SKIP:
+                continue
+            st = mod.filter(state, pod, ni)
+            if st is not None:
+                fails.append(st)
+        return fails
+
+    def placed(self, bound: Pod) -> None:
+        """After bind_pod: every cached state learns of the pod (AddPod)."""
+        from planner.plugins import interpodaffinity as ipa
+        from planner.plugins import podtopologyspread as pts
+
+        node = self.cluster.by_name[bound.spec.node_name].node
+        for sig, cached in list(self.states.items()):
+            rep = self.reps[sig]
+            pts.add_pod(cached[pts.NAME][0], bound, rep, node)
+            ipa_state = cached[ipa.NAME][0]
+            if ipa.add_pod_needs_prefilter(ipa_state, bound):
+                cached[ipa.NAME] = ipa.pre_filter(rep, self.cluster)
+            else:
+                ipa.add_pod(ipa_state, bound, rep, node, self.cluster)

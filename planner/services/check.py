@@ -17,7 +17,7 @@ from models.sequence import add_sequence
 from models.solve import SolveOptions, minimise_core, solve
 from planner.errors import UnknownResult
 from planner.framework import ClusterState
-from planner.services.binding import bind_pod, fits_node
+from planner.services.binding import WitnessFilters, bind_pod
 from planner.services.problem import Context, build_problem
 from planner.services.workloads import Plan, WorkloadRef, cluster_after_plans, plan_workload
 from planner.snapshot import Snapshot
@@ -108,6 +108,7 @@ def order_witness(
     proves sufficient), pods of an OrderedReady workload strictly in creation order.
     """
     cluster = base.clone()
+    witness = WitnessFilters(cluster)
     quota = {k: v for k, v in x.items() if v > 0}
     queues = [list(pods) for pods in ctx.group_pods]
     heads: dict[str, int] = {}
@@ -149,9 +150,9 @@ def order_witness(
             nodes = sorted(problem.classes[c].nodes, key=lambda n: placed_count.get(n, 0))
             for node in nodes:
                 tries += 1
-                if fits_node(pod, cluster, node):
+                if witness.fits(pod, node):
                     continue
-                bind_pod(cluster, pod, node)
+                witness.placed(bind_pod(cluster, pod, node))
                 placement[pod.key] = node
                 placed_count[node] = placed_count.get(node, 0) + 1
                 quota[(g, c)] -= 1
