@@ -1,7 +1,9 @@
 """The one place a model is solved: time limit, seed and workers are set here.
 
-Determinism: a fixed random seed and, by default, one search worker (CP-SAT's parallel portfolio
-is not deterministic across runs).  ``workers > 1`` uses interleaved search, which is.
+Determinism: a fixed random seed and interleaved search (``interleave_search``: the workers take
+turns in a fixed order, so runs repeat exactly; CP-SAT's free-running parallel portfolio would not).
+Two workers by default: on the bench clusters a lone default worker took up to 9 s on models two
+interleaved workers solve in 15 ms.  ``workers=1`` is a single plain search.
 A time-out is reported as ``unknown``, never as an answer.
 """
 
@@ -16,7 +18,7 @@ from models.placement import Built, Guard
 
 DEFAULT_TIME_LIMIT = 30.0
 DEFAULT_SEED = 0
-DEFAULT_WORKERS = 1
+DEFAULT_WORKERS = 2
 
 
 @dataclass

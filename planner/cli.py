@@ -111,7 +111,7 @@ def explain(
 
 TimeLimitOpt = Annotated[float, typer.Option("--time-limit", help="Solver time limit in seconds; past it the answer is 'unknown' (exit 2).", min=0.1)]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Solver random seed (runs are deterministic for a seed).")]
-WorkersOpt = Annotated[int, typer.Option("--workers", help="Solver search workers (1 = deterministic single thread).", min=1, max=64)]
+WorkersOpt = Annotated[int, typer.Option("--workers", help="Solver search workers, interleaved so that runs repeat exactly (1 = one plain search).", min=1, max=64)]
 WorkloadOpt = Annotated[list[str], typer.Option("--workload", "-w", help="KIND/NAME (deployment or statefulset); repeatable.", show_default=False)]
 
 
@@ -130,7 +130,7 @@ def check(
     out: OutputOpt = Format.table,
     time_limit: TimeLimitOpt = 30.0,
     seed: SeedOpt = 0,
-    workers: WorkersOpt = 1,
+    workers: WorkersOpt = 2,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Prove whether workloads can reach N replicas: a verified placement, or a minimal why-not."""
@@ -153,7 +153,7 @@ def capacity(
     out: OutputOpt = Format.table,
     time_limit: TimeLimitOpt = 30.0,
     seed: SeedOpt = 0,
-    workers: WorkersOpt = 1,
+    workers: WorkersOpt = 2,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Which replica counts are schedulable, surviving a zone loss, and nodes to add."""

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 import models
 from models.placement import Guard
-from models.solve import SolveOptions
+from models.solve import SolveOptions, solve
+from planner.errors import UnknownResult
 from planner.services.problem import build_problem
 from planner.services.workloads import WorkloadRef, cluster_after_plans, plan_workload
 from planner.snapshot import Snapshot
@@ -110,23 +111,21 @@ def screen(snap: Snapshot, ref: WorkloadRef, replicas: int | None, opts: SolveOp
             r = m.new_bool_var(f"relax[{g.lit.index}]")
             m.add(g.lit + r == 1)
             relax[g.lit.index] = (g, r)
+            built.aux[("relax", g.lit.index)] = r  # read back by solve()
         else:
             m.add(g.lit == 1)  # taints, node affinity, ...: no candidate action relaxes them
     m.minimize(sum(_WEIGHT[_kind(g) or g.kind] * r for g, r in relax.values()))
     out = Screening()
-    from ortools.sat.python import cp_model
-
     for _ in range(MAX_SETS):
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = opts.time_limit
-        solver.parameters.random_seed = opts.seed
-        solver.parameters.num_workers = 1
-        status = solver.solve(m)
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        # the one solve entry (models.solve): no assumptions, the guards are fixed above
+        res = solve(built, opts, enabled=[])
+        if res.status == "unknown":
+            raise UnknownResult(f"unknown: {res.reason}")
+        if res.status != "feasible":
             if not out.sets:
-                out.infeasible = status == cp_model.INFEASIBLE
+                out.infeasible = True
             break
-        chosen = [(g, r) for g, r in relax.values() if solver.value(r)]
+        chosen = [(g, r) for idx, (g, r) in relax.items() if res.values.get(("relax", idx))]
         if not chosen:
             break  # feasible without relaxing anything: nothing to screen
         out.sets.append([_label(g) for g, _ in chosen])
