@@ -361,19 +361,8 @@ def read_selector(d: dict, key: str, path: str, errs: Errs) -> Selector | None: 
         return None
     p = f"{path}.{key}"
     labels = get_str_map(raw, "matchLabels", p, errs) or {}
-    exprs: list[tuple[str, str, list[str]]] = []
-    lst = get_list(raw, "matchExpressions", p, errs)
-    if lst:
-        ep = f"{p}.matchExpressions"
-        for i, e in list_items(lst, ep, errs):
-            ip = f"{ep}[{i}]"
-            exprs.append(
-                (
-                    get_str(e, "key", ip, errs),
-                    get_str(e, "operator", ip, errs),
-                    get_str_list(e, "values", ip, errs) or [],
-                )
-            )
+    # the same {key, operator, values} shape as node selector requirements
+    exprs = _read_node_selector_requirements(raw, "matchExpressions", p, errs)
     return Selector(labels, exprs)
 
 
