@@ -124,11 +124,22 @@ class WitnessFilters:
         self.counting = {pts.NAME: pts, ipa.NAME: ipa}
         self.states: dict[tuple, dict[str, Any]] = {}  # pod signature -> plugin -> (state, status)
         self.reps: dict[tuple, Pod] = {}
+        # Pods of one StatefulSet differ only in their identity labels (pod-name, pod-index); their
+        # states are shared unless some selector reads those labels (then every label counts).
+        self.identity_read = any(
+            _reads_identity_terms(ep.spec.affinity.pod_anti_affinity_required)
+            for ni in cluster.node_infos
+            for ep in ni.pods_with_required_anti_affinity
+            if ep.spec.affinity is not None
+        )
 
-    @staticmethod
-    def _sig(pod: Pod) -> tuple:
-        # what the two PreFilters read of the pod (all labels: a selector may read any of them)
-        return (pod.namespace, tuple(sorted(pod.labels.items())), pod.spec.affinity,
+    def _sig(self, pod: Pod) -> tuple:
+        # what the two PreFilters read of the pod
+        if self.identity_read or _reads_identity(pod):
+            labels = tuple(sorted(pod.labels.items()))
+        else:
+            labels = tuple(sorted((k, v) for k, v in pod.labels.items() if k not in _IDENTITY))
+        return (pod.namespace, labels, pod.spec.affinity,
                 pod.spec.topology_spread_constraints, tuple(sorted(pod.spec.node_selector.items())), pod.spec.tolerations)
 
     def fits(self, pod: Pod, node_name: str) -> list:
@@ -162,6 +173,12 @@ class WitnessFilters:
         from planner.plugins import podtopologyspread as pts
 
         node = self.cluster.by_name[bound.spec.node_name].node
+        aff = bound.spec.affinity
+        if not self.identity_read and aff is not None and _reads_identity_terms(aff.pod_anti_affinity_required):
+            self.identity_read = True  # from now on every label counts: start the states afresh
+            self.states.clear()
+            self.reps.clear()
+            return
         for sig, cached in list(self.states.items()):
             rep = self.reps[sig]
             pts.add_pod(cached[pts.NAME][0], bound, rep, node)
@@ -170,3 +187,28 @@ class WitnessFilters:
                 cached[ipa.NAME] = ipa.pre_filter(rep, self.cluster)
             else:
                 ipa.add_pod(ipa_state, bound, rep, node, self.cluster)
+
+
+_IDENTITY = ("statefulset.kubernetes.io/pod-name", "apps.kubernetes.io/pod-index")
+
+
+def _selector_keys(sel: Any) -> set[str]:
+    if sel is None:
+        return set()
+    return {k for k, _ in sel.match_labels} | {r.key for r in sel.match_expressions}
+
+
+def _reads_identity_terms(terms: Any) -> bool:
+    for t in terms:
+        if (_selector_keys(t.label_selector) | set(t.match_label_keys) | set(t.mismatch_label_keys)) & set(_IDENTITY):
+            return True
+    return False
+
+
+def _reads_identity(pod: Pod) -> bool:
+    """Does a spread or affinity selector of the pod read a per-pod label?"""
+    for c in pod.spec.topology_spread_constraints:
+        if (_selector_keys(c.label_selector) | set(c.match_label_keys)) & set(_IDENTITY):
+            return True
+    aff = pod.spec.affinity
+    return aff is not None and _reads_identity_terms(aff.pod_affinity_required + aff.pod_anti_affinity_required)
