@@ -145,8 +145,11 @@ class ClusterState:
         self._pos: dict[str, int] | None = None
 
     @classmethod
-    def from_snapshot(cls, snap: Any) -> ClusterState:
-        """Node infos from a planner.snapshot.Snapshot: assigned, non-terminal pods on known nodes."""
+    def from_snapshot(cls, snap: Any, share_volumes: bool = False) -> ClusterState:
+        """Node infos from a planner.snapshot.Snapshot: assigned, non-terminal pods on known nodes.
+
+        ``share_volumes``: the claims, volumes and classes are the snapshot's own dicts (the replay
+        binds into them); otherwise copies."""
         per_node: dict[str, list[Pod]] = {name: [] for name in snap.nodes}
         for pod in snap.pods.values():
             nn = pod.spec.node_name
@@ -156,9 +159,9 @@ class ClusterState:
         ns_labels = {name: snap.namespace_labels(name) for name in snap.namespaces}
         return cls(
             node_infos=infos,
-            pvcs=dict(snap.pvcs),
-            pvs=dict(snap.pvs),
-            storage_classes=dict(snap.storage_classes),
+            pvcs=snap.pvcs if share_volumes else dict(snap.pvcs),
+            pvs=snap.pvs if share_volumes else dict(snap.pvs),
+            storage_classes=snap.storage_classes if share_volumes else dict(snap.storage_classes),
             namespace_labels=ns_labels,
         )
 
@@ -198,8 +201,7 @@ class ClusterState:
         return labels
 
     def default_storage_class(self) -> StorageClass | None:
-        defaults = sorted((sc for sc in self.storage_classes.values() if sc.is_default), key=lambda s: s.name)
-        return defaults[-1] if defaults else None
+        return default_class(self.storage_classes.values())
 
     def add_pod(self, pod: Pod) -> None:
         if pod.spec.node_name in self.by_name:
@@ -212,6 +214,13 @@ class ClusterState:
     def all_pods(self) -> Iterable[Pod]:
         for ni in self.node_infos:
             yield from ni.pods
+
+
+def default_class(classes: Iterable[StorageClass]) -> StorageClass | None:
+    """pkg/volume/util GetDefaultClass: of several default classes one wins; planner takes the last
+    by name (upstream: the newest, which a snapshot does not always tell)."""
+    defaults = sorted((sc for sc in classes if sc.is_default), key=lambda sc: sc.name)
+    return defaults[-1] if defaults else None
 
 
 NO_NODE_AVAILABLE = "0/{} nodes are available"

@@ -27,6 +27,7 @@ from planner.domain import (
     StatefulSet,
     StorageClass,
 )
+from planner.framework import default_class
 
 
 @dataclass
@@ -77,9 +78,7 @@ class Snapshot:
         return labels
 
     def default_storage_class(self) -> StorageClass | None:
-        """pkg/volume/util GetDefaultClass: the newest default class wins; we take the last by name."""
-        defaults = [sc for sc in self.storage_classes.values() if sc.is_default]
-        return sorted(defaults, key=lambda sc: sc.name)[-1] if defaults else None
+        return default_class(self.storage_classes.values())
 
     def storage_class_of(self, pvc: PersistentVolumeClaim) -> StorageClass | None:
         if pvc.storage_class is None:

@@ -87,28 +87,8 @@ def bind_pod(cluster: ClusterState, pod: Pod, node_name: str) -> Pod:
     return bound
 
 
-def fits_node(pod: Pod, cluster: ClusterState, node_name: str) -> list:
-    """Every filter plugin for one pod on one node: the failing statuses (empty = fits)."""
-    from planner.framework import SKIP
-    from planner.plugins import filter_plugins
-
-    ni = cluster.by_name[node_name]
-    fails = []
-    for mod in filter_plugins():
-        state, status = mod.pre_filter(pod, cluster)
-        if status is not None:
-            fails.append(status)
-            continue
-        if state is SKIP:
-            continue
-        st = mod.filter(state, pod, ni)
-        if st is not None:
-            fails.append(st)
-    return fails
-
-
 class WitnessFilters:
-    """fits_node for a sequence of placements: PodTopologySpread's and InterPodAffinity's PreFilter
+    """Every filter plugin for one pod on one node, for a sequence of placements: PodTopologySpread's and InterPodAffinity's PreFilter
     states are computed once per pod signature and then kept current with their
     PreFilterExtensions.AddPod (as kube-scheduler does for nominated pods), instead of counting
     the whole cluster again for every pod placed.  Every other plugin runs its PreFilter each time

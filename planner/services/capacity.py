@@ -11,7 +11,7 @@ from models.solve import SolveOptions
 from planner.domain import LABEL_HOSTNAME, StatefulSet
 from planner.errors import UsageError
 from planner.services.check import CheckOutcome, check_replicas
-from planner.services.workloads import WorkloadRef, find_workload
+from planner.services.workloads import WorkloadRef, find_workload, owned_by
 from planner.snapshot import Snapshot
 
 MAX_ADDED_NODES = 12
@@ -97,7 +97,7 @@ def _without_zone(snap: Snapshot, zone: str) -> tuple[Snapshot, list[str]]:
 
 
 def zone_failures(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions) -> list[dict]:
-    owned = [p for p in snap.pods.values() if p.owner and _owned_by(snap, p, ref)]
+    owned = [p for p in snap.pods.values() if owned_by(snap, p, ref)]
     out = []
     for zone in snap.zones:
         reduced, gone = _without_zone(snap, zone)
@@ -124,15 +124,6 @@ def zone_failures(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOp
             }
         )
     return out
-
-
-def _owned_by(snap: Snapshot, p: Any, ref: WorkloadRef) -> bool:
-    if p.namespace != ref.namespace or p.owner is None:
-        return False
-    if ref.kind == "StatefulSet":
-        return p.owner.kind == "StatefulSet" and p.owner.name == ref.name
-    rs = snap.replicasets.get(f"{p.namespace}/{p.owner.name}")
-    return p.owner.kind == "ReplicaSet" and rs is not None and rs.owner is not None and rs.owner.name == ref.name
 
 
 def _clone(snap: Snapshot, zone: str, count: int) -> Snapshot:

@@ -514,7 +514,3 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     if len(plans_with_new) > 1 and any(plans[i].ordered for i in plans_with_new):
         notes.append("several workloads with OrderedReady: the model checks without order; the witness keeps each workload's order")
     return problem, ctx
-
-
-def describe_classes(problem: Problem) -> list[dict[str, Any]]:
-    return [{"class": c.index, "nodes": c.nodes, "zone": c.zone, "cap": c.cap} for c in problem.classes]

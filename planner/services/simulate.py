@@ -24,10 +24,10 @@ import numpy as np
 from planner import controllers, plugins
 from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
 from planner.errors import InputError, UsageError
-from planner.framework import ClusterState, NodeInfo
+from planner.framework import ClusterState
 from planner.services.binding import bind_pod
 from planner.services.fastfilter import FastFilter, supports
-from planner.services.workloads import WorkloadRef, find_workload, is_running, parse_workload
+from planner.services.workloads import WorkloadRef, find_workload, is_running, owned_by, parse_workload
 from planner.snapshot import Snapshot
 
 MAX_ROUNDS = 10_000
@@ -104,18 +104,8 @@ class Simulator:
     # ------------------------------------------------------------------ world
 
     def _cluster(self) -> ClusterState:
-        snap = self.snap
-        per_node: dict[str, list[Pod]] = {name: [] for name in snap.nodes}
-        for p in snap.pods.values():
-            if p.spec.node_name in per_node and not p.terminal:
-                per_node[p.spec.node_name].append(p)
-        cs = ClusterState(
-            node_infos=[NodeInfo(n, per_node[name]) for name, n in snap.nodes.items()],
-            pvcs=snap.pvcs,  # shared: the binder's writes are the snapshot's
-            pvs=snap.pvs,
-            storage_classes=snap.storage_classes,
-            namespace_labels={name: snap.namespace_labels(name) for name in snap.namespaces},
-        )
+        # shared volume dicts: the binder's writes are the snapshot's
+        cs = ClusterState.from_snapshot(self.snap, share_volumes=True)
         self.fast = FastFilter(cs) if self.use_fast else None
         self.pos = {ni.name: i for i, ni in enumerate(cs.node_infos)}
         return cs
@@ -261,7 +251,7 @@ class Simulator:
         if step.kind == "delete":
             ref = a["ref"]
             obj = find_workload(snap, ref)
-            owned = [p.key for p in snap.pods.values() if _owned(snap, p, ref)]
+            owned = [p.key for p in snap.pods.values() if owned_by(snap, p, ref)]
             if ref.kind == "Deployment":
                 del snap.deployments[ref.key]
                 for k in [k for k, rs in snap.replicasets.items() if rs.owner and rs.owner.kind == "Deployment" and rs.owner.name == ref.name and rs.namespace == ref.namespace]:
@@ -306,9 +296,7 @@ class Simulator:
             return
         if step.kind == "create":
             for kind, key, obj in a["objects"]:
-                by_kind: dict[str, dict[str, Any]] = {"Deployment": snap.deployments, "StatefulSet": snap.statefulsets, "HorizontalPodAutoscaler": snap.hpas,
-                                                      "PodDisruptionBudget": snap.pdbs, "PersistentVolumeClaim": snap.pvcs, "Node": snap.nodes}
-                target = by_kind.get(kind)
+                target = _tables(snap).get(kind) if kind != "Pod" else None
                 if target is None:
                     raise InputError(f"steps: create {kind} is not supported")
                 target[key] = obj
@@ -415,7 +403,7 @@ class Simulator:
     def zone_counts(self, ref: WorkloadRef) -> dict[str, int]:
         counts = {z: 0 for z in self.snap.zones}
         for p in self.snap.pods.values():
-            if is_running(p) and _owned(self.snap, p, ref):
+            if is_running(p) and owned_by(self.snap, p, ref):
                 z = self.snap.nodes[p.spec.node_name].zone if p.spec.node_name in self.snap.nodes else None
                 if z is not None:
                     counts[z] = counts.get(z, 0) + 1
@@ -429,7 +417,7 @@ class Simulator:
         pods = {}
         for r in watch:
             for p in sorted(self.snap.pods.values(), key=lambda p: p.key):
-                if _owned(self.snap, p, r):
+                if owned_by(self.snap, p, r):
                     node = self.snap.nodes.get(p.spec.node_name) if p.spec.node_name else None
                     pods[p.key] = {"node": p.spec.node_name or None, "zone": node.zone if node else None, "phase": p.phase, "workload": str(r)}
         return {
@@ -450,17 +438,6 @@ def _node_reasons(ev: plugins.Evaluation, limit: int = 6) -> list[str]:
         who = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1})"
         out.append(f"{who}: {text}")
     return out
-
-
-def _owned(snap: Snapshot, p: Pod, ref: WorkloadRef) -> bool:
-    if p.namespace != ref.namespace or p.owner is None:
-        return False
-    if ref.kind == "StatefulSet":
-        return p.owner.kind == "StatefulSet" and p.owner.name == ref.name
-    if p.owner.kind != "ReplicaSet":
-        return False
-    rs = snap.replicasets.get(f"{p.namespace}/{p.owner.name}")
-    return rs is not None and rs.owner is not None and rs.owner.kind == "Deployment" and rs.owner.name == ref.name
 
 
 class _Scoring:
@@ -547,11 +524,14 @@ def _convert_objects(manifest: Any, path: str) -> list[tuple[str, str, Any]]:
     return out
 
 
+def _tables(snap: Snapshot) -> dict[str, dict[str, Any]]:
+    """The snapshot's objects by kind, for the kinds steps create and patch."""
+    return {"Deployment": snap.deployments, "StatefulSet": snap.statefulsets, "HorizontalPodAutoscaler": snap.hpas,
+            "PodDisruptionBudget": snap.pdbs, "PersistentVolumeClaim": snap.pvcs, "Node": snap.nodes, "Pod": snap.pods}
+
+
 def _lookup(snap: Snapshot, kind: str, key: str) -> Any:
-    tables: dict[str, dict[str, Any]] = {"Deployment": snap.deployments, "StatefulSet": snap.statefulsets, "HorizontalPodAutoscaler": snap.hpas,
-                                         "PodDisruptionBudget": snap.pdbs, "PersistentVolumeClaim": snap.pvcs, "Node": snap.nodes, "Pod": snap.pods}
-    table = tables[kind]
-    return table[key]
+    return _tables(snap)[kind][key]
 
 
 def _patcher(snap: Snapshot, ref: WorkloadRef, a: dict, path: str) -> Callable[[Any], Any]:

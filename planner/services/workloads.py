@@ -92,6 +92,19 @@ def find_workload(snap: Snapshot, ref: WorkloadRef) -> Deployment | StatefulSet:
     return obj
 
 
+def owned_by(snap: Snapshot, p: Pod, ref: WorkloadRef) -> bool:
+    """Is ``p`` a pod of the workload: a StatefulSet's directly, a Deployment's through one of its
+    ReplicaSets (controller ownerReferences)."""
+    if p.namespace != ref.namespace or p.owner is None:
+        return False
+    if ref.kind == "StatefulSet":
+        return p.owner.kind == "StatefulSet" and p.owner.name == ref.name
+    if p.owner.kind != "ReplicaSet":
+        return False
+    rs = snap.replicasets.get(f"{p.namespace}/{p.owner.name}")
+    return rs is not None and rs.owner is not None and rs.owner.kind == "Deployment" and rs.owner.name == ref.name
+
+
 def is_running(p: Pod) -> bool:
     """Counts as a running replica: assigned to a node, not terminal, not being deleted."""
     return p.assigned and not p.terminating
