@@ -48,3 +48,10 @@ def note(msg: str) -> None:
     """A message for people: stderr."""
     sys.stderr.write(msg.rstrip("\n") + "\n")
     sys.stderr.flush()
+
+
+def progress(msg: str) -> None:
+    """Progress of a long run, on stderr, only when a person watches (a terminal)."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r" + msg[:70].ljust(72))
+        sys.stderr.flush()

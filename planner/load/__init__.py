@@ -258,3 +258,14 @@ def _load_snapshot(paths: Iterable[str], limits: Limits | None, notice: Callable
         if n:
             notice(n)
     return build_snapshot(raw)
+
+
+def read_steps(path: str, limits: Limits | None = None) -> Any:
+    """The steps of a --steps FILE (planner simulate, planner remediate): a YAML or JSON list of
+    steps, or a mapping with `steps:` (so a scenario file gives its own), read within the limits."""
+    limits = limits or Limits()
+    docs = parse_bytes(_read(path, limits), path, limits)
+    raw = docs[0] if len(docs) == 1 else docs
+    if isinstance(raw, dict) and "steps" in raw:
+        raw = raw["steps"]
+    return raw

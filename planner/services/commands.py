@@ -7,8 +7,8 @@ from typing import Any
 
 from models.solve import SolveOptions
 from planner.errors import UsageError
-from planner.load import Limits, load_snapshot
-from planner.output import note, table
+from planner.load import Limits, load_snapshot, read_steps
+from planner.output import note, progress, table
 from planner.services.capacity import capacity, parse_range
 from planner.services.check import check_replicas
 from planner.services.workloads import parse_workload
@@ -74,19 +74,11 @@ def capacity_command(
     snap = load_snapshot(paths, limits, notice=note)
     ref = parse_workload(workload, namespace)
     r = parse_range(rng) if rng else None
-    result = capacity(snap, ref, r, zone_failure, add_nodes, opts, progress=_progress)
+    result = capacity(snap, ref, r, zone_failure, add_nodes, opts, progress=progress)
     if plot:
         write_plot(result, snap, plot)
         note(f"wrote {plot}")
     return result
-
-
-def _progress(msg: str) -> None:
-    import sys
-
-    if sys.stderr.isatty():
-        sys.stderr.write("\r" + msg.ljust(60))
-        sys.stderr.flush()
 
 
 def render_capacity(r: dict) -> str:
@@ -154,8 +146,6 @@ POD_MANAGEMENT = ("OrderedReady", "Parallel", "OrderedScheduled")
 def simulate_command(
     paths: Iterable[str], workloads: list[str], namespace: str | None, ops: dict, pod_management: str | None, seed: int, limits: Limits
 ) -> dict[str, Any]:
-    from planner.errors import InputError
-    from planner.load.reader import parse_bytes
     from planner.services.simulate import Simulator, Step, parse_steps
 
     if not workloads:
@@ -188,19 +178,11 @@ def simulate_command(
         steps.append(Step("zone-down", {"zone": ops["zone_down"]}))
     if ops.get("steps"):
         path = ops["steps"]
-        try:
-            data = open(path, "rb").read(limits.max_bytes + 1)
-        except OSError as e:
-            raise InputError(f"{path}: cannot read: {e.strerror}") from None
-        docs = parse_bytes(data, path, limits)
-        raw = docs[0] if len(docs) == 1 else docs
-        if isinstance(raw, dict) and "steps" in raw:
-            raw = raw["steps"]
-        steps.extend(parse_steps(raw, snap, namespace, path))
+        steps.extend(parse_steps(read_steps(path, limits), snap, namespace, path))
     if not steps and snap.scenario and snap.scenario.get("steps"):
         steps = parse_steps(snap.scenario["steps"], snap, namespace, f"Scenario {snap.scenario['name']}")
     policy = "OrderedReady" if pod_management == "OrderedScheduled" else pod_management
-    sim = Simulator(snap, seed=seed, pod_management=policy, progress=_progress)
+    sim = Simulator(snap, seed=seed, pod_management=policy, progress=progress)
     result = sim.run(steps, refs)
     result["workloads"] = [str(r) for r in refs]
     result["seed"] = seed

@@ -7,8 +7,8 @@ from typing import Any
 
 from models.solve import SolveOptions
 from planner.errors import UsageError
-from planner.load import Limits, load_snapshot
-from planner.output import note
+from planner.load import Limits, load_snapshot, read_steps
+from planner.output import note, progress
 from planner.remediation import Goal, remediate
 from planner.services.workloads import parse_workload
 
@@ -46,7 +46,7 @@ def remediate_command(
         goal = Goal(ref, "scale", scale)
     else:
         goal = Goal(ref, "rollout", None)
-    out = remediate(snap, goal, forbid, allow_destructive, top, opts, seed, progress=_progress)
+    out = remediate(snap, goal, forbid, allow_destructive, top, opts, seed, progress=progress)
     result = out.to_dict()
     result["notes"] = out.notes + snap.notes
     if emit_dir:
@@ -55,32 +55,6 @@ def remediate_command(
         files = emit(emit_dir, result, out.plans, goal)
         note(f"wrote {len(files)} file(s) to {emit_dir}")
     return result
-
-
-def read_steps(path: str, limits: Limits) -> Any:
-    """The steps of a --steps FILE, as `planner simulate --steps` reads them: a YAML list of steps,
-    or a mapping with `steps:` (so a scenario, the one remediated included, gives its own)."""
-    from planner.errors import InputError
-    from planner.load.reader import parse_bytes
-
-    try:
-        with open(path, "rb") as f:
-            data = f.read(limits.max_bytes + 1)
-    except OSError as e:
-        raise InputError(f"{path}: cannot read: {e.strerror}") from None
-    docs = parse_bytes(data, path, limits)
-    raw = docs[0] if len(docs) == 1 else docs
-    if isinstance(raw, dict) and "steps" in raw:
-        raw = raw["steps"]
-    return raw
-
-
-def _progress(msg: str) -> None:
-    import sys
-
-    if sys.stderr.isatty():
-        sys.stderr.write("\r" + msg[:70].ljust(72))
-        sys.stderr.flush()
 
 
 def _goal_text(g: dict) -> str:
