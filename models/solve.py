@@ -9,6 +9,7 @@ A time-out is reported as ``unknown``, never as an answer.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,19 +82,73 @@ def solve(built: Built, opts: SolveOptions | None = None, enabled: list[Guard] |
     return res
 
 
+# The order in which minimise_core tries to drop whole kinds of guards: what an explanation can most
+# easily do without first, the pods that must be placed never (they are what is asked).
+_DROP_KINDS = ("anti", "affinity", "spread", "capacity", "static")
+
+
+def _core_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: float) -> tuple[str, list[Guard]]:
+    """One minimisation trial: is the model infeasible with only ``enabled`` assumed?
+
+    A plain single search without presolve: when presolve proves infeasibility CP-SAT can only name
+    every assumption as the core, while the search's conflict analysis names a small subset (on the
+    bench clusters 54 of 101 guards instead of 101, in 30 ms instead of 15-80 ms).  Returns
+    (status, core) with the core in ``enabled``'s order."""
+    model = built.model
+    model.clear_assumptions()
+    model.add_assumptions([g.lit for g in enabled])
+    s = cp_model.CpSolver()
+    p = s.parameters
+    p.max_time_in_seconds = max(0.001, limit)
+    p.random_seed = opts.seed
+    p.num_workers = 1
+    p.cp_model_presolve = False
+    p.cp_model_probing_level = 0  # these three cost more than they save on models this small
+    p.symmetry_level = 0
+    p.linearization_level = 0
+    p.log_search_progress = False
+    status = s.solve(model)
+    if status == cp_model.INFEASIBLE:
+        idx = set(s.sufficient_assumptions_for_infeasibility())
+        core = [g for g in enabled if g.lit.index in idx]
+        return "infeasible", core or list(enabled)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return "feasible", []
+    return "unknown", []
+
+
 def minimise_core(built: Built, core: list[Guard], opts: SolveOptions | None = None) -> list[Guard]:
-    """Deletion-based minimisation: drop each guard whose removal keeps the rest infeasible."""
+    """A subset-minimal infeasible set of guards, found from ``core`` (itself infeasible).
+
+    Deletion-based: drop a guard (first whole kinds of them, see _DROP_KINDS, then one at a time)
+    and keep it dropped if what is left is still infeasible, shrinking further to the core the
+    solver names for that trial.  Every set kept was proven infeasible, so the answer is always a
+    valid core; a trial that reaches the time limit keeps its guard (the core may then be larger
+    than minimal, never wrong)."""
     opts = opts or SolveOptions()
+    deadline = time.monotonic() + opts.time_limit
     current = list(core)
+
+    def still_infeasible(trial: list[Guard]) -> list[Guard] | None:
+        status, c = _core_trial(built, trial, opts, deadline - time.monotonic())
+        return c if status == "infeasible" else None
+
+    first = still_infeasible(current)
+    if first is not None:
+        current = first
+    for kind in _DROP_KINDS:
+        trial = [g for g in current if g.kind != kind]
+        if len(trial) < len(current) and trial:
+            c = still_infeasible(trial)
+            if c is not None:
+                current = c
     i = 0
     while i < len(current):
         trial = current[:i] + current[i + 1:]
-        r = solve(built, opts, enabled=trial)
-        if r.status == "infeasible":
-            # keep the (possibly smaller) core the solver returned for the trial
-            keep = {g.lit.index for g in r.core} if r.core else {g.lit.index for g in trial}
-            current = [g for g in trial if g.lit.index in keep]
-            i = 0 if len(current) < len(trial) else i
+        c = still_infeasible(trial) if trial else None
+        if c is not None:
+            i = 0 if len(c) < len(trial) else i
+            current = c
         else:
             i += 1
     return current

@@ -73,7 +73,7 @@ def _static_failures(pod: Pod, cluster: ClusterState, volume_only: bool = False,
     if volume_only:
         out = [list(row) for row in (base or [[] for _ in cluster.node_infos])]
         for mod in VOLUME_PLUGINS:
-            _run_static(mod, pod, cluster, out)
+            _run_static(mod, pod, cluster, out, volume_classes(cluster))
         return _sorted_rows(out)
     n = len(cluster.node_infos)
     out = [[] for _ in range(n)]
@@ -119,7 +119,12 @@ def _sorted_rows(rows: list[list[tuple[str, str]]]) -> list[list[tuple[str, str]
     return rows
 
 
-def _run_static(mod: Any, pod: Pod, cluster: ClusterState, out: list[list[tuple[str, str]]]) -> None:
+def _run_static(mod: Any, pod: Pod, cluster: ClusterState, out: list[list[tuple[str, str]]], classes: list[list[int]] | None = None) -> None:
+    """Run one plugin's PreFilter and Filter over every node.
+
+    ``classes``: node indices that the plugin cannot tell apart (volume_classes); its Filter then
+    runs once per class, on the first node, and the verdict holds for every node of the class.
+    A claim with a selected-node annotation reads the node's name: then every node is run."""
     state, status = mod.pre_filter(pod, cluster)
     if status is not None:
         for row in out:
@@ -128,10 +133,55 @@ def _run_static(mod: Any, pod: Pod, cluster: ClusterState, out: list[list[tuple[
     if state is SKIP:
         return
     flt = mod.filter
-    for i, ni in enumerate(cluster.node_infos):
+    nodes = cluster.node_infos
+    if classes is not None and not getattr(state, "selected", ()):
+        for members in classes:
+            st = flt(state, pod, nodes[members[0]])
+            if st is not None:
+                verdict = (mod.NAME, st.message)
+                for i in members:
+                    out[i].append(verdict)
+        return
+    for i, ni in enumerate(nodes):
         st = flt(state, pod, ni)
         if st is not None:
             out[i].append((mod.NAME, st.message))
+
+
+def volume_classes(cluster: ClusterState) -> list[list[int]]:
+    """Node indices grouped by everything VolumeBinding's and VolumeZone's Filters read of a node.
+
+    Those Filters read the node's labels only (volumebinding.find_pod_volumes matches PV node
+    affinity on a name-less copy of the node, as CheckNodeAffinity does; volumezone reads the zone
+    and region labels), and of the labels only the keys that some PersistentVolume's node affinity
+    or some StorageClass's allowedTopologies names, plus the topology labels.  Nodes equal on those
+    keys get equal verdicts, so a pod's volume verdicts cost one Filter call per class instead of
+    one per node.  Cached on the ClusterState for as long as the keys and the Node objects stay
+    the same.
+    """
+    keys: set[str] = set(volumezone.TOPOLOGY_LABELS)
+    by_name = False
+    for pv in cluster.pvs.values():
+        if pv.node_affinity is not None:
+            for term in pv.node_affinity.terms:
+                keys.update(r.key for r in term.match_expressions)
+                by_name = by_name or bool(term.match_fields)
+    for sc in cluster.storage_classes.values():
+        for t in sc.allowed_topologies:
+            keys.update(k for k, _ in t.requirements)
+    ordered = sorted(keys)
+    key = (tuple(ordered), by_name, tuple(id(ni.node) for ni in cluster.node_infos))
+    cached = getattr(cluster, "_volume_classes", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    groups: dict[tuple, list[int]] = {}
+    for i, ni in enumerate(cluster.node_infos):
+        labels = ni.node.labels
+        proj = (tuple(labels.get(k) for k in ordered), ni.node.name if by_name else None)
+        groups.setdefault(proj, []).append(i)
+    out = list(groups.values())
+    cluster._volume_classes = (key, out)  # type: ignore[attr-defined]
+    return out
 
 
 def _capacities(pod: Pod, nodes: list[NodeInfo], limit: int) -> list[int]:
