@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, assume, given, settings
 
+from models.solve import SolveOptions
 from planner.errors import UnknownResult
 from planner.plugins import feasible_nodes
-from planner.services.check import check_replicas
+from planner.services.capacity import capacity
+from planner.services.check import check_by_known_order, check_replicas
 
 from .oracle import replay, sequential_placements
 from .randomcluster import scenarios
@@ -50,3 +52,36 @@ def test_check_agrees_with_brute_force(sc):
 def test_unknowns_are_rare():
     # runs after the property test in file order; a handful of unknowns among 250 is tolerable
     assert len(UNKNOWN) <= 5, UNKNOWN
+
+
+@settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(scenarios())
+def test_capacity_counts_agree_with_one_check_per_count(sc):
+    """capacity settles smaller counts by replaying a larger count's witness in its own order
+    (check_by_known_order); every count must get the verdict a full check gives it."""
+    lo, hi = max(0, sc.replicas - 3), sc.replicas + 1
+    try:
+        direct = {n: check_replicas(sc.snapshot, [sc.ref], n).schedulable for n in range(lo, hi + 1)}
+        rows = capacity(sc.snapshot, sc.ref, (lo, hi), False, False, SolveOptions())["replicas"]
+    except UnknownResult:
+        return
+    assert [r["replicas"] for r in rows] == list(range(lo, hi + 1))
+    assert {r["replicas"]: r["schedulable"] for r in rows} == direct
+
+
+@settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(scenarios())
+def test_known_order_witnesses_replay_through_the_filters(sc):
+    """A smaller count settled by a larger count's order is a witness in its own right: every pod
+    passes every filter against the pods placed before it, in the order printed."""
+    try:
+        big = check_replicas(sc.snapshot, [sc.ref], sc.replicas + 1)
+    except UnknownResult:
+        return
+    assume(big.schedulable and big.placement)
+    out = check_by_known_order(sc.snapshot, [sc.ref], sc.replicas, big.placement)
+    assume(out is not None)
+    cluster, pods, ordered = sc.problem()
+    by_key = {p.key: p for p in pods}
+    assert sorted(out.placement) == sorted(by_key)
+    replay(cluster, pods, list(out.placement.items()), check=_fits)

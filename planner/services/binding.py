@@ -106,12 +106,21 @@ class WitnessFilters:
         self.reps: dict[tuple, Pod] = {}
         # Pods of one StatefulSet differ only in their identity labels (pod-name, pod-index); their
         # states are shared unless some selector reads those labels (then every label counts).
-        self.identity_read = any(
-            _reads_identity_terms(ep.spec.affinity.pod_anti_affinity_required)
-            for ni in cluster.node_infos
-            for ep in ni.pods_with_required_anti_affinity
-            if ep.spec.affinity is not None
-        )
+        seen: dict[int, bool] = {}  # id(affinity) -> reads identity (pods of a template share theirs)
+        self.identity_read = False
+        for ni in cluster.node_infos:
+            for ep in ni.pods_with_required_anti_affinity:
+                aff = ep.spec.affinity
+                if aff is None:
+                    continue
+                hit = seen.get(id(aff))
+                if hit is None:
+                    hit = seen[id(aff)] = _reads_identity_terms(aff.pod_anti_affinity_required)
+                if hit:
+                    self.identity_read = True
+                    break
+            if self.identity_read:
+                break
 
     def _sig(self, pod: Pod) -> tuple:
         # what the two PreFilters read of the pod

@@ -10,8 +10,8 @@ from typing import Any
 from models.solve import SolveOptions
 from planner.domain import LABEL_HOSTNAME, StatefulSet
 from planner.errors import UsageError
-from planner.services.check import CheckOutcome, check_replicas
-from planner.services.workloads import WorkloadRef, find_workload, owned_by
+from planner.services.check import CheckOutcome, check_by_known_order, check_replicas
+from planner.services.workloads import WorkloadRef, find_workload, owned_by, same_pods
 from planner.snapshot import Snapshot
 
 MAX_ADDED_NODES = 12
@@ -59,12 +59,23 @@ def capacity(
     source = "--range"
     if rng is None:
         rng, source = default_range(snap, ref)
-    rows: list[dict[str, Any]] = []
-    for n in range(rng[0], rng[1] + 1):
-        if progress:
-            progress(f"checking {n} replicas ({n - rng[0] + 1}/{rng[1] - rng[0] + 1})")
-        out = check_replicas(snap, [ref], n, opts)
-        rows.append({"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out)})
+    by_count: dict[int, dict[str, Any]] = {}
+    # From the largest count down: a verified witness for n replicas is tried, in its own order,
+    # for every smaller count (check_by_known_order re-verifies it through the filters); only
+    # counts it does not settle get a full check.  Unschedulable answers always come from check.
+    known: dict[str, str] | None = None
+    total = rng[1] - rng[0] + 1
+    with same_pods(snap):
+        for i, n in enumerate(range(rng[1], rng[0] - 1, -1)):
+            if progress:
+                progress(f"checking {n} replicas ({i + 1}/{total})")
+            out = check_by_known_order(snap, [ref], n, known) if known else None
+            if out is None:
+                out = check_replicas(snap, [ref], n, opts)
+                if out.schedulable and out.placement:
+                    known = out.placement
+            by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out)}
+    rows = [by_count[n] for n in range(rng[0], rng[1] + 1)]
     ok: list[int] = [r["replicas"] for r in rows if r["schedulable"]]
     first_fail: int | None = next((r["replicas"] for r in rows if not r["schedulable"]), None)
     non_monotonic = [r["replicas"] for r in rows if not r["schedulable"] and any(o > r["replicas"] for o in ok)]

@@ -96,6 +96,39 @@ def _attempt(problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveO
     return CheckOutcome(True, placement, [], [], problem, stats, [])
 
 
+def check_by_known_order(snap: Snapshot, refs: list[WorkloadRef], replicas: int, order: dict[str, str]) -> CheckOutcome | None:
+    """Schedulable by a known placement order, or None (then only a full check decides).
+
+    ``order`` is a verified witness for more replicas of the same workloads (pod -> node, in
+    placement order).  The pods the count ``replicas`` needs, taken in that order, are placed one at
+    a time through every filter plugin, from the cluster that count starts from; if each one fits
+    and an OrderedReady workload's pods come in creation order, that is a witness for this count,
+    verified like any other.  (A prefix of a valid placement sequence is valid: an OrderedReady
+    StatefulSet's witness is in ordinal order, so its smaller counts are its prefixes.)  Anything
+    else, including a pod the order does not name, gives None; never an "unschedulable"."""
+    plans = [plan_workload(snap, ref, replicas) for ref in refs]
+    new = {p.key: p for plan in plans for p in plan.new}
+    if not new or any(k not in order for k in new):
+        return None
+    sequence = [k for k in order if k in new]
+    for plan in plans:
+        if plan.ordered and plan.new:
+            mine = [k for k in sequence if any(k == p.key for p in plan.new)]
+            if mine != [p.key for p in plan.new]:
+                return None
+    cluster = cluster_after_plans(snap, plans)
+    witness = WitnessFilters(cluster)
+    placement: dict[str, str] = {}
+    for k in sequence:
+        node = order[k]
+        if node not in cluster.by_name or witness.fits(new[k], node):
+            return None
+        witness.placed(bind_pod(cluster, new[k], node))
+        placement[k] = node
+    stats: dict[str, Any] = {"pods_to_place": len(new), "nodes": len(cluster.node_infos), "model": "known order"}
+    return CheckOutcome(True, placement, [], plans, None, stats, [n for p in plans for n in p.notes])
+
+
 # --------------------------------------------------------------------------- witness
 
 

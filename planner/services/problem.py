@@ -64,16 +64,19 @@ def _signature(p: Pod, plan_index: int) -> tuple:
 VOLUME_PLUGINS = (volumebinding, volumezone)
 
 
-def _static_failures(pod: Pod, cluster: ClusterState, volume_only: bool = False, base: list[list[tuple[str, str]]] | None = None) -> list[list[tuple[str, str]]]:
+def _static_failures(
+    pod: Pod, cluster: ClusterState, volume_only: bool = False, base: list[list[tuple[str, str]]] | None = None, vclasses: list[list[int]] | None = None
+) -> list[list[tuple[str, str]]]:
     """Per node (in cluster order): every static plugin that rejects the pod, with its reason.
 
     ``volume_only``: just VolumeBinding and VolumeZone, added to a copy of ``base`` (the verdicts
-    of the pod's volume-less signature, computed once for all pods of a template).
+    of the pod's volume-less signature, computed once for all pods of a template); ``vclasses``:
+    the cluster's volume_classes.
     """
     if volume_only:
         out = [list(row) for row in (base or [[] for _ in cluster.node_infos])]
         for mod in VOLUME_PLUGINS:
-            _run_static(mod, pod, cluster, out, volume_classes(cluster))
+            _run_static(mod, pod, cluster, out, vclasses if vclasses is not None else volume_classes(cluster))
         return _sorted_rows(out)
     n = len(cluster.node_infos)
     out = [[] for _ in range(n)]
@@ -300,13 +303,14 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     by_sig: dict[tuple, list[list[tuple[str, str]]]] = {}
     verdicts: list[Any] = []
     details: dict[str, tuple[list[str], str]] = {}
+    vclasses = volume_classes(cluster) if any(p.spec.volumes for _, p in new_pods) else None
     for i, p in new_pods:
         sig = _signature(p, i)
         base = by_sig.get(sig)
         if base is None:
             base = by_sig[sig] = _static_failures(p, cluster)
         if p.spec.volumes:
-            v = _static_failures(p, cluster, volume_only=True, base=base)
+            v = _static_failures(p, cluster, volume_only=True, base=base, vclasses=vclasses)
             details[p.key] = _claim_detail(p, cluster)
         else:
             v = base
