@@ -173,18 +173,26 @@ def pre_filter(pod: Pod, cluster: ClusterState) -> tuple[PreFilterState | object
     state = PreFilterState(affinity_terms, anti_terms, namespace_labels=ns_labels)
 
     # getExistingAntiAffinityCounts: existing pods' required anti-affinity terms matching the pod.
+    # A term's verdict on the incoming pod depends on the term as written, its owner's namespace
+    # and (matchLabelKeys / mismatchLabelKeys) the owner's values of those keys: pods of one
+    # template share their term objects, so it is worked out once per template, not per pod.
     existing = state.existing_anti_affinity_counts
+    verdicts: dict[tuple, bool] = {}
     for ni in cluster.node_infos:
         if not ni.pods_with_required_anti_affinity:
             continue
         labels = ni.node.labels
         for ep in ni.pods_with_required_anti_affinity:
             for raw in _required_terms(ep)[1]:
-                t = AffinityTerm.of(ep, raw)
-                if t.matches(pod, ns_labels):
-                    value = labels.get(t.topology_key)
+                keys = raw.match_label_keys + raw.mismatch_label_keys
+                vk = (id(raw), ep.namespace, tuple(ep.labels.get(k) for k in keys) if keys else ())
+                hit = verdicts.get(vk)
+                if hit is None:
+                    hit = verdicts[vk] = AffinityTerm.of(ep, raw).matches(pod, ns_labels)
+                if hit:
+                    value = labels.get(raw.topology_key)
                     if value is not None:
-                        pair = (t.topology_key, value)
+                        pair = (raw.topology_key, value)
                         existing[pair] = existing.get(pair, 0) + 1
 
     # getIncomingAffinityAntiAffinityCounts: existing pods matching the incoming pod's terms.

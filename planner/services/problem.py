@@ -64,22 +64,11 @@ def _signature(p: Pod, plan_index: int) -> tuple:
 VOLUME_PLUGINS = (volumebinding, volumezone)
 
 
-def _static_failures(
-    pod: Pod, cluster: ClusterState, volume_only: bool = False, base: list[list[tuple[str, str]]] | None = None, vclasses: list[list[int]] | None = None
-) -> list[list[tuple[str, str]]]:
-    """Per node (in cluster order): every static plugin that rejects the pod, with its reason.
-
-    ``volume_only``: just VolumeBinding and VolumeZone, added to a copy of ``base`` (the verdicts
-    of the pod's volume-less signature, computed once for all pods of a template); ``vclasses``:
-    the cluster's volume_classes.
-    """
-    if volume_only:
-        out = [list(row) for row in (base or [[] for _ in cluster.node_infos])]
-        for mod in VOLUME_PLUGINS:
-            _run_static(mod, pod, cluster, out, vclasses if vclasses is not None else volume_classes(cluster))
-        return _sorted_rows(out)
+def _static_failures(pod: Pod, cluster: ClusterState) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """Per node (in cluster order): every static plugin but the volume ones that rejects the pod,
+    with its reason, in filter order (see _volume_verdicts for VolumeBinding and VolumeZone)."""
     n = len(cluster.node_infos)
-    out = [[] for _ in range(n)]
+    out: list[list[tuple[str, str]]] = [[] for _ in range(n)]
     for mod in STATIC_PLUGINS:
         if mod in VOLUME_PLUGINS:
             continue
@@ -108,26 +97,50 @@ def _static_failures(
         for i, ni in enumerate(cluster.node_infos):
             if any(k not in ni.node.labels for k in keys):
                 out[i].append((pts.NAME, pts.ERR_REASON_NODE_LABEL_NOT_MATCH))
-    return out
+    return tuple(tuple(row) for row in out)
+
+
+def _volume_verdicts(pod: Pod, cluster: ClusterState, base: tuple[tuple[tuple[str, str], ...], ...], vclasses: list[list[int]]) -> tuple:
+    """``base`` (the verdicts of the pod's template, from _static_failures) with VolumeBinding's
+    and VolumeZone's verdicts for this pod merged in, each node's row in filter order.
+
+    The volume Filters run once per class of ``vclasses`` (nodes they cannot tell apart, see
+    volume_classes), or once per node when a claim's selected-node annotation reads its name."""
+    nodes = cluster.node_infos
+    everywhere: list[tuple[str, str]] = []  # a PreFilter's rejection holds on every node
+    extras: dict[int, list[tuple[str, str]]] = {}
+    for mod in VOLUME_PLUGINS:
+        state, status = mod.pre_filter(pod, cluster)
+        if status is not None:
+            everywhere.append((mod.NAME, status.message))
+            continue
+        if state is SKIP:
+            continue
+        groups = vclasses if not getattr(state, "selected", ()) else [[i] for i in range(len(nodes))]
+        for members in groups:
+            st = mod.filter(state, pod, nodes[members[0]])
+            if st is not None:
+                verdict = (mod.NAME, st.message)
+                for i in members:
+                    extras.setdefault(i, []).append(verdict)
+    if not everywhere and not extras:
+        return base
+    rows = list(base)
+    merged: dict[tuple, tuple] = {}  # (id(base row), added) -> merged row: rows repeat across nodes
+    for i in (range(len(nodes)) if everywhere else extras):
+        added = tuple(everywhere + extras.get(i, []))
+        key = (id(base[i]), added)
+        row = merged.get(key)
+        if row is None:
+            row = merged[key] = tuple(sorted(base[i] + added, key=lambda f: _ORDER.get(f[0], 99)))
+        rows[i] = row
+    return tuple(rows)
 
 
 _ORDER = {mod.NAME: i for i, mod in enumerate((*STATIC_PLUGINS, ipa, pts))}
 
 
-def _sorted_rows(rows: list[list[tuple[str, str]]]) -> list[list[tuple[str, str]]]:
-    """Each node's failures in filter order (volume verdicts are merged in afterwards)."""
-    for row in rows:
-        if len(row) > 1:
-            row.sort(key=lambda f: _ORDER.get(f[0], 99))
-    return rows
-
-
-def _run_static(mod: Any, pod: Pod, cluster: ClusterState, out: list[list[tuple[str, str]]], classes: list[list[int]] | None = None) -> None:
-    """Run one plugin's PreFilter and Filter over every node.
-
-    ``classes``: node indices that the plugin cannot tell apart (volume_classes); its Filter then
-    runs once per class, on the first node, and the verdict holds for every node of the class.
-    A claim with a selected-node annotation reads the node's name: then every node is run."""
+def _run_static(mod: Any, pod: Pod, cluster: ClusterState, out: list[list[tuple[str, str]]]) -> None:
     state, status = mod.pre_filter(pod, cluster)
     if status is not None:
         for row in out:
@@ -136,16 +149,7 @@ def _run_static(mod: Any, pod: Pod, cluster: ClusterState, out: list[list[tuple[
     if state is SKIP:
         return
     flt = mod.filter
-    nodes = cluster.node_infos
-    if classes is not None and not getattr(state, "selected", ()):
-        for members in classes:
-            st = flt(state, pod, nodes[members[0]])
-            if st is not None:
-                verdict = (mod.NAME, st.message)
-                for i in members:
-                    out[i].append(verdict)
-        return
-    for i, ni in enumerate(nodes):
+    for i, ni in enumerate(cluster.node_infos):
         st = flt(state, pod, ni)
         if st is not None:
             out[i].append((mod.NAME, st.message))
@@ -300,7 +304,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     notes: list[str] = []
 
     # 1. static verdicts per pod signature, then per pod for volumes (pins differ per pod)
-    by_sig: dict[tuple, list[list[tuple[str, str]]]] = {}
+    by_sig: dict[tuple, tuple] = {}
     verdicts: list[Any] = []
     details: dict[str, tuple[list[str], str]] = {}
     vclasses = volume_classes(cluster) if any(p.spec.volumes for _, p in new_pods) else None
@@ -310,11 +314,12 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
         if base is None:
             base = by_sig[sig] = _static_failures(p, cluster)
         if p.spec.volumes:
-            v = _static_failures(p, cluster, volume_only=True, base=base, vclasses=vclasses)
+            assert vclasses is not None
+            v = _volume_verdicts(p, cluster, base, vclasses)
             details[p.key] = _claim_detail(p, cluster)
         else:
             v = base
-        verdicts.append(tuple(tuple(row) for row in v))
+        verdicts.append(v)
 
     # 2. groups: interchangeable pods (same signature and same static verdicts)
     group_key: dict[tuple, int] = {}
