@@ -11,6 +11,7 @@ from planner.errors import InputError, UsageError
 from planner.framework import ClusterState
 from planner.load import Limits, build_snapshot, load_snapshot, read_objects, validate_raw
 from planner.output import note, table
+from planner.services.workloads import base_cluster
 from planner.snapshot import Snapshot
 
 
@@ -70,7 +71,7 @@ def explain_pod(
 def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None) -> dict:
     """The explanation of ``target`` against ``snap`` (the pod itself is taken out of the cluster)."""
     notes = list(notes or [])
-    cluster = ClusterState.from_snapshot(snap)
+    cluster = base_cluster(snap).clone()
     existing = snap.pods.get(target.key)
     if existing is not None and existing.assigned and existing.spec.node_name in cluster.by_name:
         cluster.remove_pod(existing)
