@@ -326,8 +326,13 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     groups: list[Group] = []
     group_pods: list[list[Pod]] = []
     group_verdicts: list[tuple] = []
+    canon_by_id: dict[int, tuple] = {}  # verdict tables compared by content, hashed once per object
+    canon: dict[tuple, tuple] = {}
     for (i, p), v in zip(new_pods, verdicts):
-        key = (len(groups),) if ordered_mode else (_signature(p, i), v, _prebound(p, cluster))
+        cv = canon_by_id.get(id(v))
+        if cv is None:
+            cv = canon_by_id[id(v)] = canon.setdefault(v, v)
+        key = (len(groups),) if ordered_mode else (_signature(p, i), id(cv), _prebound(p, cluster))
         gi = group_key.get(key)
         if gi is None:
             gi = group_key[key] = len(groups)
