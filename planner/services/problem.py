@@ -328,11 +328,21 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     group_verdicts: list[tuple] = []
     canon_by_id: dict[int, tuple] = {}  # verdict tables compared by content, hashed once per object
     canon: dict[tuple, tuple] = {}
+    pod_keys = []
     for (i, p), v in zip(new_pods, verdicts):
         cv = canon_by_id.get(id(v))
         if cv is None:
             cv = canon_by_id[id(v)] = canon.setdefault(v, v)
-        key = (len(groups),) if ordered_mode else (_signature(p, i), id(cv), _prebound(p, cluster))
+        pod_keys.append((_signature(p, i), id(cv), _prebound(p, cluster)))
+    if ordered_mode and len(set(pod_keys)) == 1:
+        # An OrderedReady workload whose new pods are all interchangeable: placing them in ordinal
+        # order is placing them in some order (any valid order is one in ordinal order once the
+        # pods are renamed), so the unordered model decides it, and the witness still follows
+        # creation order (ctx.ordered_plans).  Pods that differ (a bound claim's pin) keep the
+        # ordered model, one group per pod.
+        ordered_mode = False
+    for n, ((i, p), v, pk) in enumerate(zip(new_pods, verdicts, pod_keys)):
+        key = (n,) if ordered_mode else pk
         gi = group_key.get(key)
         if gi is None:
             gi = group_key[key] = len(groups)
