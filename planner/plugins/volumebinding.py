@@ -300,17 +300,13 @@ def pre_filter(pod: Pod, cluster: ClusterState) -> tuple[object, Status | None]:
         return _fail(state, ERR_UNBOUND_IMMEDIATE)
 
     # unboundVolumesDelayBinding: the PVs of each unbound claim's class (pvCache.ListPVs).
-    by_class: dict[str, list[PersistentVolume]] = {}
-    if delay:
-        wanted = {cls for _, _, cls in delay}
-        for name in sorted(cluster.pvs):
-            pv = cluster.pvs[name]
-            if pv.storage_class in wanted:
-                by_class.setdefault(pv.storage_class, []).append(pv)
+    index = _pv_index(cluster) if delay else {}
     selected: list[UnboundClaim] = []
     to_match: list[UnboundClaim] = []
     for vol_name, pvc, cls in delay:
-        u = _unbound_claim(pvc, cls, by_class.get(cls, ()), cluster, intern)
+        free, claimed = index.get(cls, ([], {}))
+        # the PVs FindMatchingVolume can return: unclaimed ones and those whose claimRef names this claim
+        u = _unbound_claim(pvc, cls, claimed.get((pvc.namespace, pvc.name), []) + free, cluster, intern)
         (selected if u.selected_node is not None else to_match).append(u)
         state.claims.append(_unbound_chain(vol_name, u, cls, cluster))
     to_match.sort(key=lambda u: u.pvc.request)  # byPVCSize (stable, like Go's insertion sort for small n)
@@ -319,6 +315,32 @@ def pre_filter(pod: Pod, cluster: ClusterState) -> tuple[object, Status | None]:
     order = {v.name: i for i, v in enumerate(volumes)}
     state.claims.sort(key=lambda c: order.get(c.volume, 0))  # explain lists chains in pod order
     return state, None
+
+
+def _pv_index(cluster: ClusterState) -> dict[str, tuple[list[PersistentVolume], dict[tuple[str, str], list[PersistentVolume]]]]:
+    """pvCache.ListPVs(class), split: per class the PVs without a claimRef and, by claimRef, the
+    others, each in name order.  A claim can only be matched to the first kind or to a PV whose
+    claimRef names it (FindMatchingVolume skips PVs claimed by another PVC), so a PreFilter reads
+    those instead of every PV of the class (at 5,000 nodes thousands are bound).
+
+    Cached on the ClusterState and checked on every use against the PV objects themselves (same
+    names, same objects), so a PV bound, added or removed since is never missed."""
+    pvs = cluster.pvs
+    cached = cluster.__dict__.get("_pv_index")
+    if cached is not None:
+        seen, index = cached
+        if len(seen) == len(pvs) and all(pvs.get(name) is pv for name, pv in seen):
+            return index
+    seen = [(name, pvs[name]) for name in sorted(pvs)]
+    index = {}
+    for _, pv in seen:
+        free, claimed = index.setdefault(pv.storage_class, ([], {}))
+        if pv.claim_ref is None:
+            free.append(pv)
+        else:
+            claimed.setdefault(pv.claim_ref, []).append(pv)
+    cluster.__dict__["_pv_index"] = (seen, index)
+    return index
 
 
 def _unbound_claim(

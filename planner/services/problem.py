@@ -100,7 +100,9 @@ def _static_failures(pod: Pod, cluster: ClusterState) -> tuple[tuple[tuple[str, 
     return tuple(tuple(row) for row in out)
 
 
-def _volume_verdicts(pod: Pod, cluster: ClusterState, base: tuple[tuple[tuple[str, str], ...], ...], vclasses: list[list[int]]) -> tuple:
+def _volume_verdicts(
+    pod: Pod, cluster: ClusterState, base: tuple[tuple[tuple[str, str], ...], ...], vclasses: list[list[int]], memo: dict[str, tuple[Any, Any]]
+) -> tuple:
     """``base`` (the verdicts of the pod's template, from _static_failures) with VolumeBinding's
     and VolumeZone's verdicts for this pod merged in, each node's row in filter order.
 
@@ -110,7 +112,7 @@ def _volume_verdicts(pod: Pod, cluster: ClusterState, base: tuple[tuple[tuple[st
     everywhere: list[tuple[str, str]] = []  # a PreFilter's rejection holds on every node
     extras: dict[int, list[tuple[str, str]]] = {}
     for mod in VOLUME_PLUGINS:
-        state, status = mod.pre_filter(pod, cluster)
+        state, status = _vb_pre_filter(pod, cluster, memo) if mod is volumebinding else mod.pre_filter(pod, cluster)
         if status is not None:
             everywhere.append((mod.NAME, status.message))
             continue
@@ -220,8 +222,16 @@ def _per_node_keys(cluster: ClusterState, keys: set[str]) -> set[str]:
     return out
 
 
-def _claim_detail(pod: Pod, cluster: ClusterState) -> tuple[list[str], str]:
-    state, _ = volumebinding.pre_filter(pod, cluster)
+def _vb_pre_filter(pod: Pod, cluster: ClusterState, memo: dict[str, tuple[Any, Any]]) -> tuple[Any, Any]:
+    """VolumeBinding's PreFilter for the pod, once per build_problem (the cluster does not change)."""
+    hit = memo.get(pod.key)
+    if hit is None:
+        hit = memo[pod.key] = volumebinding.pre_filter(pod, cluster)
+    return hit
+
+
+def _claim_detail(pod: Pod, cluster: ClusterState, memo: dict[str, tuple[Any, Any]]) -> tuple[list[str], str]:
+    state, _ = _vb_pre_filter(pod, cluster, memo)
     chains = getattr(state, "claims", None) or []
     objects = []
     parts = []
@@ -245,23 +255,23 @@ def _reads_identity(pod: Pod) -> bool:
     return False
 
 
-def _prebound(pod: Pod, cluster: ClusterState) -> tuple[str, ...]:
+def _prebound(pod: Pod, cluster: ClusterState, memo: dict[str, tuple[Any, Any]]) -> tuple[str, ...]:
     """PVs whose claimRef names one of the pod's claims: such a pod is not interchangeable."""
     if not pod.spec.volumes:
         return ()
-    state, _ = volumebinding.pre_filter(pod, cluster)
+    state, _ = _vb_pre_filter(pod, cluster, memo)
     names: list[str] = []
     for u in getattr(state, "to_match", ()):
         names.extend(pv.name for pv, _ in u.prebound)
     return tuple(sorted(names))
 
 
-def _static_claims(problem: Problem, reps: list[Pod], cluster: ClusterState, classes_nodes: list[list[NodeInfo]]) -> None:
+def _static_claims(problem: Problem, reps: list[Pod], cluster: ClusterState, classes_nodes: list[list[NodeInfo]], memo: dict[str, tuple[Any, Any]]) -> None:
     """Claims that, on some classes, only an existing PV can serve (see models/volumebinding.py)."""
     for g, rep in enumerate(reps):
         if not rep.spec.volumes:
             continue
-        state, status = volumebinding.pre_filter(rep, cluster)
+        state, status = _vb_pre_filter(rep, cluster, memo)
         if status is not None or not isinstance(state, volumebinding.VolumeBindingState):
             continue
         for u in state.to_match:
@@ -308,6 +318,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     verdicts: list[Any] = []
     details: dict[str, tuple[list[str], str]] = {}
     vclasses = volume_classes(cluster) if any(p.spec.volumes for _, p in new_pods) else None
+    vb_memo: dict[str, tuple[Any, Any]] = {}
     for i, p in new_pods:
         sig = _signature(p, i)
         base = by_sig.get(sig)
@@ -315,8 +326,8 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
             base = by_sig[sig] = _static_failures(p, cluster)
         if p.spec.volumes:
             assert vclasses is not None
-            v = _volume_verdicts(p, cluster, base, vclasses)
-            details[p.key] = _claim_detail(p, cluster)
+            v = _volume_verdicts(p, cluster, base, vclasses, vb_memo)
+            details[p.key] = _claim_detail(p, cluster, vb_memo)
         else:
             v = base
         verdicts.append(v)
@@ -333,7 +344,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
         cv = canon_by_id.get(id(v))
         if cv is None:
             cv = canon_by_id[id(v)] = canon.setdefault(v, v)
-        pod_keys.append((_signature(p, i), id(cv), _prebound(p, cluster)))
+        pod_keys.append((_signature(p, i), id(cv), _prebound(p, cluster, vb_memo)))
     if ordered_mode and len(set(pod_keys)) == 1:
         # An OrderedReady workload whose new pods are all interchangeable: placing them in ordinal
         # order is placing them in some order (any valid order is one in ordinal order once the
@@ -534,7 +545,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     members: list[list[NodeInfo]] = [[] for _ in classes]
     for ni in nodes:
         members[ctx.node_class[ni.name]].append(ni)
-    _static_claims(problem, reps, cluster, members)
+    _static_claims(problem, reps, cluster, members, vb_memo)
 
     # 7. anti-affinity and affinity among the new pods
     ns_labels = {ns: cluster.namespace_labels_of(ns) for ns in {r.namespace for r in reps}}
