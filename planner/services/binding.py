@@ -49,13 +49,16 @@ def provisioned_pv(pvc: PersistentVolumeClaim, node: Node, cluster: ClusterState
     )
 
 
-def bind_pod(cluster: ClusterState, pod: Pod, node_name: str) -> Pod:
-    """Assign ``pod`` to ``node_name`` in ``cluster`` and bind its unbound claims; returns the bound pod."""
+def bind_pod(cluster: ClusterState, pod: Pod, node_name: str, vb_pre_filter: tuple[Any, Any] | None = None) -> Pod:
+    """Assign ``pod`` to ``node_name`` in ``cluster`` and bind its unbound claims; returns the bound pod.
+
+    ``vb_pre_filter``: VolumeBinding's PreFilter result for the pod on this very cluster, when the
+    caller already has it (WitnessFilters.volume_state)."""
     from planner.plugins import volumebinding as vb
 
     node_info = cluster.own(node_name)  # copy-on-write: the clone's own NodeInfo
     node = node_info.node
-    state, status = vb.pre_filter(pod, cluster)
+    state, status = vb_pre_filter if vb_pre_filter is not None else vb.pre_filter(pod, cluster)
     chosen: dict[str, PersistentVolume] = {}
     provision: set[str] = set()
     if status is None and isinstance(state, vb.VolumeBindingState) and not state.trivial:
@@ -103,6 +106,8 @@ class WitnessFilters:
         self.mods = filter_plugins()
         self.counting = {pts.NAME: pts, ipa.NAME: ipa}
         self.states: dict[tuple, dict[str, Any]] = {}  # pod signature -> plugin -> (state, status)
+        # pod key -> plugin -> (state, status) of the other plugins, until the next placement
+        self.own_states: dict[str, dict[str, Any]] = {}
         self.reps: dict[tuple, Pod] = {}
         # Pods of one StatefulSet differ only in their identity labels (pod-name, pod-index); their
         # states are shared unless some selector reads those labels (then every label counts).
@@ -140,12 +145,18 @@ class WitnessFilters:
         if cached is None:
             cached = self.states[sig] = {name: mod.pre_filter(pod, self.cluster) for name, mod in self.counting.items()}
             self.reps[sig] = pod
+        own = self.own_states.get(pod.key)
+        if own is None:
+            own = self.own_states[pod.key] = {}
         fails = []
         for mod in self.mods:
             if mod.NAME in cached:
                 state, status = cached[mod.NAME]
             else:
-                state, status = mod.pre_filter(pod, self.cluster)
+                hit = own.get(mod.NAME)
+                if hit is None:
+                    hit = own[mod.NAME] = mod.pre_filter(pod, self.cluster)
+                state, status = hit
             if status is not None:
                 fails.append(status)
                 continue
@@ -156,11 +167,20 @@ class WitnessFilters:
                 fails.append(st)
         return fails
 
+    def volume_state(self, pod: Pod) -> tuple[Any, Any] | None:
+        """VolumeBinding's PreFilter result from the last fits() of this pod (for bind_pod)."""
+        from planner.plugins import volumebinding as vb
+
+        own = self.own_states.get(pod.key)
+        return own.get(vb.NAME) if own is not None else None
+
     def placed(self, bound: Pod) -> None:
-        """After bind_pod: every cached state learns of the pod (AddPod)."""
+        """After bind_pod: every cached state learns of the pod (AddPod); the other plugins'
+        PreFilter results are dropped (a binding changes the claims and volumes they read)."""
         from planner.plugins import interpodaffinity as ipa
         from planner.plugins import podtopologyspread as pts
 
+        self.own_states.clear()
         node = self.cluster.by_name[bound.spec.node_name].node
         aff = bound.spec.affinity
         if not self.identity_read and aff is not None and _reads_identity_terms(aff.pod_anti_affinity_required):

@@ -123,7 +123,7 @@ def check_by_known_order(snap: Snapshot, refs: list[WorkloadRef], replicas: int,
         node = order[k]
         if node not in cluster.by_name or witness.fits(new[k], node):
             return None
-        witness.placed(bind_pod(cluster, new[k], node))
+        witness.placed(bind_pod(cluster, new[k], node, witness.volume_state(new[k])))
         placement[k] = node
     stats: dict[str, Any] = {"pods_to_place": len(new), "nodes": len(cluster.node_infos), "model": "known order"}
     return CheckOutcome(True, placement, [], plans, None, stats, [n for p in plans for n in p.notes])
@@ -185,7 +185,7 @@ def order_witness(
                 tries += 1
                 if witness.fits(pod, node):
                     continue
-                witness.placed(bind_pod(cluster, pod, node))
+                witness.placed(bind_pod(cluster, pod, node, witness.volume_state(pod)))
                 placement[pod.key] = node
                 placed_count[node] = placed_count.get(node, 0) + 1
                 quota[(g, c)] -= 1
