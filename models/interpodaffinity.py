@@ -15,8 +15,7 @@ pods are added, so the problem builder turns it into static exclusions.  Here:
 
 from __future__ import annotations
 
-from ortools.sat.python import cp_model
-
+from models.cpsat import cp_model
 from models.placement import Built, at_least_one
 from models.problem import Affinity, AntiAffinity
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ortools.sat.python import cp_model
-
+from models.cpsat import cp_model
 from models.problem import Problem
 
 

@@ -30,8 +30,7 @@ takes the least loaded node of its class).
 
 from __future__ import annotations
 
-from ortools.sat.python import cp_model
-
+from models.cpsat import cp_model
 from models.placement import Built, at_least_one
 from models.problem import Spread
 

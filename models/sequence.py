@@ -11,8 +11,7 @@ involved, so that per-node counts are exact too).
 
 from __future__ import annotations
 
-from ortools.sat.python import cp_model
-
+from models.cpsat import cp_model
 from models.placement import Built
 
 

@@ -13,8 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ortools.sat.python import cp_model
-
+from models.cpsat import cp_model
 from models.placement import Built, Guard
 
 DEFAULT_TIME_LIMIT = 30.0
