@@ -56,6 +56,15 @@ class Context:
     node_class: dict[str, int] = field(default_factory=dict)
 
 
+def _signature_memo(memo: dict[tuple, tuple], p: Pod, plan_index: int) -> tuple:
+    """_signature, once per template: pods sharing their labels and spec objects share it."""
+    k = (plan_index, id(p.labels), id(p.spec))
+    hit = memo.get(k)
+    if hit is None:
+        hit = memo[k] = _signature(p, plan_index)
+    return hit
+
+
 def _signature(p: Pod, plan_index: int) -> tuple:
     labels = tuple(sorted((k, v) for k, v in p.labels.items() if k not in IDENTITY_LABELS))
     return (plan_index, labels, tuple(sorted(p.spec.requests.items())), id(p.spec.affinity), p.spec.topology_spread_constraints, p.spec.tolerations, tuple(sorted(p.spec.node_selector.items())), p.spec.host_ports)
@@ -319,8 +328,9 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     details: dict[str, tuple[list[str], str]] = {}
     vclasses = volume_classes(cluster) if any(p.spec.volumes for _, p in new_pods) else None
     vb_memo: dict[str, tuple[Any, Any]] = {}
+    sig_memo: dict[tuple, tuple] = {}  # pods alive for the whole build: their ids are stable
     for i, p in new_pods:
-        sig = _signature(p, i)
+        sig = _signature_memo(sig_memo, p, i)
         base = by_sig.get(sig)
         if base is None:
             base = by_sig[sig] = _static_failures(p, cluster)
@@ -344,7 +354,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
         cv = canon_by_id.get(id(v))
         if cv is None:
             cv = canon_by_id[id(v)] = canon.setdefault(v, v)
-        pod_keys.append((_signature(p, i), id(cv), _prebound(p, cluster, vb_memo)))
+        pod_keys.append((_signature_memo(sig_memo, p, i), id(cv), _prebound(p, cluster, vb_memo)))
     if ordered_mode and len(set(pod_keys)) == 1:
         # An OrderedReady workload whose new pods are all interchangeable: placing them in ordinal
         # order is placing them in some order (any valid order is one in ordinal order once the

@@ -285,7 +285,11 @@ def _deployment_template_hash(dep: Deployment, rs: ReplicaSet | None) -> str:
     return pod_template_hash(raw)
 
 
-def deployment_pod(dep: Deployment, rs_name: str, template_hash: str, index: int) -> Pod:
+def deployment_pod(dep: Deployment, rs_name: str, template_hash: str, index: int, like: Pod | None = None) -> Pod:
+    """The ReplicaSet controller's pod number ``index`` of the template.  ``like``: an earlier pod
+    of the same call, whose labels, spec and annotations (never changed in place) are shared."""
+    if like is not None:
+        return replace(like, name=f"{rs_name}-planned-{index}")
     labels = dict(dep.template.labels)
     labels[LABEL_POD_TEMPLATE_HASH] = template_hash
     return Pod(
@@ -344,7 +348,7 @@ def plan_deployment(snap: Snapshot, dep: Deployment, ref: WorkloadRef, replicas:
     else:
         plan.keep = current
         for i in range(replicas - len(current)):
-            plan.new.append(deployment_pod(dep, rs_name, template_hash, i))
+            plan.new.append(deployment_pod(dep, rs_name, template_hash, i, plan.new[0] if plan.new else None))
     if old:
         plan.notes.append(f"{len(old)} pod(s) of older revisions of {ref} still run; they stay and count")
     return plan
