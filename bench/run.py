@@ -211,7 +211,8 @@ def child(a: argparse.Namespace) -> None:
         if phase != "capacity":
             ref = parse_workload(STS if phase == "check-sts" else WEB, None)
             spec = find_workload(snap, ref).replicas
-            for n in (spec, spec + 10):
+            # spec.replicas, a few more, and many more ("whatever N": +100 StatefulSet pods, +500 Deployment pods)
+            for n in (spec, spec + 10, spec + (100 if phase == "check-sts" else 500)):
                 try:
                     with prof:
                         s, best, out = _timed(lambda: check_replicas(snap, [ref], n, opts), repeat)  # noqa: B023
@@ -224,7 +225,7 @@ def child(a: argparse.Namespace) -> None:
                 except UnknownResult as e:
                     s, best, ans = None, None, f"unknown: {e}"[:160]
                 row(f"check {ref.name} N={n} (after load)", s, ans, load_seconds=lt, best=best)
-            prof.write(f"check_replicas({ref.name} at N and N+10) after load")
+            prof.write(f"check_replicas({ref.name} at N, N+10 and more) after load")
         else:
             ref = parse_workload(STS, None)
             spec = find_workload(snap, ref).replicas
@@ -659,14 +660,17 @@ def _targets(runs: dict[str, dict[str, Any]]) -> list[str]:
                 ld / o <= 1.5,
             )
         for r in _find(big, "check-sts") + _find(big, "check-web") + _find(big, "capacity"):
+            name = r["name"].replace(" (after load)", "")
             if r["seconds"] is None:
-                add(f"{r['name']} at 5,000 nodes within decode + 0.5 s", r["answer"], False)
+                add(f"{name} at 5,000 nodes within decode + 0.5 s", r["answer"], False)
                 continue
+            add(f"{name} at 5,000 nodes: the call after loading within 0.5 s", f"{r['seconds']:.3f} s", r["seconds"] <= 0.5)
             tot = r["load_seconds"] + r["seconds"]
             lim = (o or 0) + 0.5
             add(
-                f"{r['name'].replace(' (after load)', '')} at 5,000 nodes within the decode time + 0.5 s",
-                f"load + call {tot:.1f} s vs {oname} + 0.5 s = {lim:.1f} s (the call alone: {r['seconds']:.2f} s after load)",
+                f"{name} at 5,000 nodes: load + call within the fast decoder's time + 0.5 s",
+                f"load + call {tot:.1f} s vs {oname} + 0.5 s = {lim:.1f} s"
+                + (f" (json.load + 0.5 s = {j + 0.5:.1f} s)" if j else ""),
                 tot <= lim,
             )
         e = _sec(big, "explain")
