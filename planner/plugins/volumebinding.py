@@ -55,6 +55,7 @@ Not modelled (out of scope)
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -317,30 +318,65 @@ def pre_filter(pod: Pod, cluster: ClusterState) -> tuple[object, Status | None]:
     return state, None
 
 
-def _pv_index(cluster: ClusterState) -> dict[str, tuple[list[PersistentVolume], dict[tuple[str, str], list[PersistentVolume]]]]:
+_PVIndex = dict[str, tuple[list[PersistentVolume], dict[tuple[str, str], list[PersistentVolume]]]]
+
+
+def _pv_index(cluster: ClusterState) -> _PVIndex:
     """pvCache.ListPVs(class), split: per class the PVs without a claimRef and, by claimRef, the
     others, each in name order.  A claim can only be matched to the first kind or to a PV whose
     claimRef names it (FindMatchingVolume skips PVs claimed by another PVC), so a PreFilter reads
     those instead of every PV of the class (at 5,000 nodes thousands are bound).
 
-    Cached on the ClusterState and checked on every use against the PV objects themselves (same
-    names, same objects), so a PV bound, added or removed since is never missed."""
+    Cached on the ClusterState and checked on every use against the PVs themselves, so a PV bound,
+    added or removed since is never missed: the same objects in the same order reuse the index;
+    PVs replaced in place or added at the end (what binding does) update it; anything else
+    rebuilds it."""
     pvs = cluster.pvs
+    current = list(pvs.values())
     cached = cluster.__dict__.get("_pv_index")
+    index: _PVIndex
     if cached is not None:
-        seen, index = cached
-        if len(seen) == len(pvs) and all(pvs.get(name) is pv for name, pv in seen):
+        before, index = cached
+        if before == current:
             return index
-    seen = [(name, pvs[name]) for name in sorted(pvs)]
+        if len(current) >= len(before) and _update_pv_index(index, before, current):
+            cluster.__dict__["_pv_index"] = (current, index)
+            return index
     index = {}
-    for _, pv in seen:
-        free, claimed = index.setdefault(pv.storage_class, ([], {}))
-        if pv.claim_ref is None:
-            free.append(pv)
-        else:
-            claimed.setdefault(pv.claim_ref, []).append(pv)
-    cluster.__dict__["_pv_index"] = (seen, index)
+    for name in sorted(pvs):
+        _pv_index_add(index, pvs[name])
+    cluster.__dict__["_pv_index"] = (current, index)
     return index
+
+
+def _pv_index_bucket(index: _PVIndex, pv: PersistentVolume) -> list[PersistentVolume]:
+    free, claimed = index.setdefault(pv.storage_class, ([], {}))
+    return free if pv.claim_ref is None else claimed.setdefault(pv.claim_ref, [])
+
+
+def _pv_index_add(index: _PVIndex, pv: PersistentVolume) -> None:
+    bucket = _pv_index_bucket(index, pv)
+    bucket.insert(bisect.bisect_right(bucket, pv.name, key=lambda v: v.name), pv)  # name order
+
+
+def _update_pv_index(index: _PVIndex, before: list[PersistentVolume], current: list[PersistentVolume]) -> bool:
+    """Apply in-place replacements and additions at the end; False when the change is another kind."""
+    changed = [i for i, (a, b) in enumerate(zip(before, current)) if a is not b]
+    if any(before[i].name != current[i].name for i in changed):
+        return False  # a PV removed (the names shifted): rebuild
+    for i in changed:
+        old = before[i]
+        bucket = _pv_index_bucket(index, old)
+        for j, pv in enumerate(bucket):
+            if pv is old:
+                del bucket[j]
+                break
+        else:
+            return False
+        _pv_index_add(index, current[i])
+    for pv in current[len(before):]:
+        _pv_index_add(index, pv)
+    return True
 
 
 def _unbound_claim(
