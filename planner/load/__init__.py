@@ -349,7 +349,11 @@ _NO_OBJECTS = "no Kubernetes objects of the kinds planner reads (" + ", ".join(K
 
 class _Sink:
     """Each object as it is read: defaults, validation, and (while everything so far is valid)
-    conversion; the results and messages of _load_whole, in the same order."""
+    conversion; the results and messages of _load_whole, in the same order.  Objects are taken
+    in small batches, each step over the batch in turn: faster than one object through all
+    steps (the steps' code and memo tables stay in the CPU caches) while the batch's dicts do."""
+
+    BATCH = 64
 
     def __init__(self) -> None:
         from planner.validation import ObjectValidator
@@ -359,20 +363,35 @@ class _Sink:
         self.errors: list[str] = []
         self.failed: InputError | None = None  # the first conversion error
         self.count = 0
+        self.pending: list[dict] = []
 
     def __call__(self, o: dict) -> None:
+        self.count += 1
+        self.pending.append(o)
+        if len(self.pending) >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
         from planner.validation.defaults import apply_defaults
 
-        self.count += 1
-        apply_defaults(o)
-        errs = self.validator.validate(o)
-        if errs:
-            self.errors.extend(errs)
-        elif not self.errors and self.failed is None:
-            try:
-                self.builder.add(o)
-            except InputError as e:
-                self.failed = e
+        batch, self.pending = self.pending, []
+        for o in batch:
+            apply_defaults(o)
+        validate, errors = self.validator.validate, self.errors
+        ok = not errors and self.failed is None
+        for o in batch:
+            errs = validate(o)
+            if errs:
+                errors.extend(errs)
+                ok = False
+        if ok:  # what _load_whole converts: everything, when everything is valid
+            add = self.builder.add
+            for o in batch:
+                try:
+                    add(o)
+                except InputError as e:
+                    self.failed = e
+                    break
 
 
 def _load_streamed(paths: list[str], limits: Limits, notice: Callable[[str], None] | None) -> Snapshot:
@@ -381,6 +400,7 @@ def _load_streamed(paths: list[str], limits: Limits, notice: Callable[[str], Non
     raw = RawInput()
     sink = _Sink()
     errors = _read_into(paths, limits, raw, sink)
+    sink.flush()
     if errors:
         raise InputError(*errors)
     if not sink.count and raw.scenario is None:
