@@ -293,6 +293,43 @@ def test_inconsistent_indentation_starts_over(tmp_path, monkeypatch):
     assert spy.restarts == 1
 
 
+def test_yaml_documents_one_at_a_time(tmp_path, monkeypatch, bench_objects):
+    f = tmp_path / "c.yaml"
+    with open(f, "wb") as out:
+        generate.write_yaml(iter(bench_objects), out)
+    streamed, whole, spy = both([f], monkeypatch)
+    assert isinstance(streamed, load.Snapshot) and streamed == whole and spy.restarts == 0
+    assert len(streamed.pods) > 100
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "kind: Node\napiVersion: v1\nmetadata: {name: a}\n---\nkind: Node\napiVersion: v1\nmetadata: {name: b}\n---\na: [1, 2\n",
+        "kind: Node\napiVersion: v1\nmetadata: {name: a}\n---\napiVersion: v1\nmetadata: {name: b}\n---\nkind: Node\n",
+        "kind: Node\napiVersion: v1\nmetadata: {name: a}\n---\nkind: Node\n---\nx: !!python/name:os.system\n",
+        "apiVersion: v1\nmetadata: {name: b}\n",
+        "kind: Node\napiVersion: v1\nmetadata: {name: a}\n---\n- 1\n",
+        "---\nkind: Node\napiVersion: v1\nmetadata: {name: a}\n---\n",
+    ],
+)
+def test_yaml_errors_are_the_whole_reads(tmp_path, monkeypatch, text):
+    f = tmp_path / "a.yaml"
+    f.write_text(text)
+    g = write_list(tmp_path / "b.json", [pod("p")])
+    streamed, whole, spy = both([f, g], monkeypatch)
+    assert streamed == whole
+
+
+def test_one_scenario_only_whatever_the_order_of_errors(tmp_path, monkeypatch):
+    scenario = (SCENARIOS / "seed-001-hpa-parallel.yaml").read_text()
+    f = tmp_path / "a.yaml"
+    # a scenario (flattened when the next document is read), then one that does not parse
+    f.write_text(scenario + "\n---\nkind: Service\n---\na: [1, 2\n")
+    streamed, whole, spy = both([f, SCENARIOS / "seed-004-rollout-anti-affinity.yaml"], monkeypatch)
+    assert streamed == whole and streamed[0] == "InputError" and len(streamed[1]) == 1 and "invalid YAML" in streamed[1][0]
+
+
 # --------------------------------------------------------------------------- the splitter itself
 
 

@@ -12,7 +12,7 @@ import gc
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from typing import Any
 from planner import convert
 from planner.domain import KINDS
 from planner.errors import InputError
-from planner.load.reader import Limits, parse_bytes
+from planner.load.reader import Limits, iter_bytes, parse_bytes
 from planner.snapshot import Snapshot
 
 __all__ = ["Limits", "RawInput", "load_snapshot", "read_objects", "collect_paths"]
@@ -149,17 +149,45 @@ def _read_into(paths: Iterable[str], limits: Limits, raw: RawInput, emit: Callab
         label = "<stdin>" if path == "-" else path
         raw.sources.append(label)
         try:
-            if emit is not None and path != "-" and _stream_list(path, label, limits, raw, on_scenario, emit):
+            if emit is not None:
+                if path != "-" and _stream_list(path, label, limits, raw, on_scenario, emit):
+                    continue
+                _stream_docs(iter_bytes(_read(path, limits), label, limits), label, raw, on_scenario, emit)
                 continue
             docs = parse_bytes(_read(path, limits), label, limits)
             for i, doc in enumerate(docs):
                 where = label if len(docs) == 1 else f"{label}: document {i + 1}"
-                _flatten(doc, where, raw, on_scenario, emit=emit)
-                if emit is not None:
-                    docs[i] = None  # what emit did not keep can go
+                _flatten(doc, where, raw, on_scenario)
         except InputError as e:
             errors.extend(e.messages)
     return errors
+
+
+def _stream_docs(
+    docs: Iterator[Any], label: str, raw: RawInput, on_scenario: Callable[[dict, str], None], emit: Callable[[dict], None]
+) -> None:
+    """The documents of one input, each flattened as soon as the next one is read (whether a
+    document is the only one decides how it is named).  An error before anything was flattened
+    is the whole read's; after, stream.Broken (the whole read parses every document first)."""
+    from planner.load import stream
+
+    prev: Any = None
+    n = 0
+    flattened = False
+    try:
+        for doc in docs:
+            if n:
+                flattened = True
+                _flatten(prev, f"{label}: document {n}", raw, on_scenario, emit=emit)
+            prev = doc
+            n += 1
+        if n:
+            flattened = True
+            _flatten(prev, label if n == 1 else f"{label}: document {n}", raw, on_scenario, emit=emit)
+    except InputError:
+        if flattened:
+            raise stream.Broken(label) from None
+        raise
 
 
 def _stream_list(
