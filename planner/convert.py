@@ -204,6 +204,7 @@ class Converter:
         self.tolerations = _Memo(_tolerations)
         self.spread = _Memo(_spread)
         self.requests = _Memo(self._requests_uncached)
+        self.specs: dict[bytes, PodSpec] = {}  # _pod_spec_key -> PodSpec without nodeName and volumes
 
     # ------------------------------------------------------------------ pod spec
 
@@ -212,6 +213,29 @@ class Converter:
         return effective_requests(_d(spec))
 
     def pod_spec(self, spec: Mapping[str, Any], pod_name: str = "") -> PodSpec:
+        """The pods of one template differ in nodeName and volumes only (for what is read here):
+        the rest is converted once per distinct value and shared."""
+        key = _pod_spec_key(spec)
+        if key is None:
+            return self._pod_spec(spec, pod_name)
+        base = self.specs.get(key)
+        if base is None:
+            base = self.specs[key] = self._pod_spec(spec, "", with_volumes=False)
+        return PodSpec(
+            node_name=str(spec.get("nodeName") or ""),
+            node_selector=base.node_selector,
+            affinity=base.affinity,
+            tolerations=base.tolerations,
+            topology_spread_constraints=base.topology_spread_constraints,
+            requests=base.requests,
+            host_ports=base.host_ports,
+            volumes=_volumes(spec, pod_name),
+            scheduler_name=base.scheduler_name,
+            priority=base.priority,
+            images=base.images,
+        )
+
+    def _pod_spec(self, spec: Mapping[str, Any], pod_name: str, with_volumes: bool = True) -> PodSpec:
         ports: list[HostPort] = []
         images: list[str] = []
         for c in _l(spec.get("containers")) + _l(spec.get("initContainers")):
@@ -223,16 +247,6 @@ class Converter:
                 hp = p.get("hostPort")
                 if isinstance(hp, int) and hp > 0:
                     ports.append(HostPort(hp, str(p.get("protocol") or "TCP"), str(p.get("hostIP") or "0.0.0.0")))
-        vols: list[PodVolume] = []
-        for v in _l(spec.get("volumes")):
-            v = _d(v)
-            name = str(v.get("name", ""))
-            pvc = v.get("persistentVolumeClaim")
-            if isinstance(pvc, dict):
-                vols.append(PodVolume(name, str(pvc.get("claimName", "")), False, bool(pvc.get("readOnly", False))))
-            elif isinstance(v.get("ephemeral"), dict):
-                # ephemeral.go: the claim of a generic ephemeral volume is named <pod>-<volume>
-                vols.append(PodVolume(name, f"{pod_name}-{name}", True, False))
         # only what effective_requests reads, so that pods of one template share the memo entry
         req_src = {
             "containers": [{"resources": _d(c).get("resources")} for c in _l(spec.get("containers"))],
@@ -251,7 +265,7 @@ class Converter:
             topology_spread_constraints=self.spread(spec.get("topologySpreadConstraints")),
             requests=self.requests(req_src),
             host_ports=tuple(ports),
-            volumes=tuple(vols),
+            volumes=_volumes(spec, pod_name) if with_volumes else (),
             scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
             priority=int(prio) if isinstance(prio, int) else 0,
             images=tuple(images),
@@ -364,6 +378,46 @@ class Converter:
             update_revision=str(st.get("updateRevision") or ""),
             uid=str(md.get("uid", "")),
         )
+
+
+def _volumes(spec: Mapping[str, Any], pod_name: str) -> tuple[PodVolume, ...]:
+    vols: list[PodVolume] = []
+    for v in _l(spec.get("volumes")):
+        v = _d(v)
+        name = str(v.get("name", ""))
+        pvc = v.get("persistentVolumeClaim")
+        if isinstance(pvc, dict):
+            vols.append(PodVolume(name, str(pvc.get("claimName", "")), False, bool(pvc.get("readOnly", False))))
+        elif isinstance(v.get("ephemeral"), dict):
+            # ephemeral.go: the claim of a generic ephemeral volume is named <pod>-<volume>
+            vols.append(PodVolume(name, f"{pod_name}-{name}", True, False))
+    return tuple(vols)
+
+
+def _pod_spec_key(spec: Mapping[str, Any]) -> bytes | None:
+    """Everything Converter._pod_spec reads but nodeName and volumes, as JSON (None when it
+    is not plain JSON data: converted without the memo)."""
+    parts: list[Any] = [
+        spec.get("nodeSelector"),
+        spec.get("affinity"),
+        spec.get("tolerations"),
+        spec.get("topologySpreadConstraints"),
+        spec.get("overhead"),
+        spec.get("resources"),
+        spec.get("schedulerName"),
+        spec.get("priority"),
+    ]
+    for c in _l(spec.get("containers")):
+        c = _d(c)
+        parts.append(("image" in c, c.get("image"), c.get("ports"), c.get("resources")))
+    parts.append(0)  # containers | init containers
+    for c in _l(spec.get("initContainers")):
+        c = _d(c)
+        parts.append(("image" in c, c.get("image"), c.get("ports"), c.get("resources"), c.get("restartPolicy")))
+    try:
+        return orjson.dumps(parts)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
 
 
 def controller_ref(md: Mapping[str, Any]) -> OwnerRef | None:

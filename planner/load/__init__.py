@@ -12,7 +12,7 @@ import gc
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from typing import Any
 from planner import convert
 from planner.domain import KINDS
 from planner.errors import InputError
-from planner.load.reader import Limits, parse_bytes
+from planner.load.reader import Limits, iter_bytes, parse_bytes
 from planner.snapshot import Snapshot
 
 __all__ = ["Limits", "RawInput", "load_snapshot", "read_objects", "collect_paths"]
@@ -75,7 +75,15 @@ def _read(path: str, limits: Limits) -> bytes:
     return data
 
 
-def _flatten(doc: Any, where: str, raw: RawInput, on_scenario: Callable[[dict, str], None], depth: int = 0) -> None:
+def _flatten(
+    doc: Any,
+    where: str,
+    raw: RawInput,
+    on_scenario: Callable[[dict, str], None],
+    depth: int = 0,
+    emit: Callable[[dict], None] | None = None,
+) -> None:
+    """Planner's objects of one document, in order, to ``emit`` (default: raw.objects.append)."""
     if doc is None:  # an empty YAML document (helm template prints them)
         return
     if not isinstance(doc, dict):
@@ -98,12 +106,15 @@ def _flatten(doc: Any, where: str, raw: RawInput, on_scenario: Callable[[dict, s
         for i, it in enumerate(items):
             if item_kind and isinstance(it, dict) and "kind" not in it:
                 it["kind"] = item_kind  # the API's own *List responses omit kind on items
-            _flatten(it, f"{where}: items[{i}]", raw, on_scenario, depth + 1)
+            _flatten(it, f"{where}: items[{i}]", raw, on_scenario, depth + 1, emit)
         return
     if kind in KINDS:
         if not isinstance(doc.get("apiVersion"), str):
             raise InputError(f"{where}: {kind}: apiVersion: Required value")
-        raw.objects.append(doc)
+        if emit is None:
+            raw.objects.append(doc)
+        else:
+            emit(doc)
     else:
         raw.skipped[kind] += 1
 
@@ -112,7 +123,16 @@ def read_objects(paths: Iterable[str], limits: Limits | None = None) -> RawInput
     """Read and parse every input; returns planner's objects (undefaulted) and what was skipped."""
     limits = limits or Limits()
     raw = RawInput()
-    errors: list[str] = []
+    errors = _read_into(paths, limits, raw, None)
+    if errors:
+        raise InputError(*errors)
+    return raw
+
+
+def _read_into(paths: Iterable[str], limits: Limits, raw: RawInput, emit: Callable[[dict], None] | None) -> list[str]:
+    """read_objects' loop: each input's objects, in order, to ``emit`` (None: to raw.objects);
+    returns the errors.  With ``emit``, a large kubectl List JSON file is decoded item by item
+    (planner.load.stream), which raises stream.Broken when the load must start over."""
 
     def on_scenario(doc: dict, where: str) -> None:
         from planner.scenario import expand_scenario
@@ -122,21 +142,87 @@ def read_objects(paths: Iterable[str], limits: Limits | None = None) -> RawInput
         exp = expand_scenario(doc, where)
         raw.scenario = exp
         for obj in exp.objects:
-            _flatten(obj, f"{where}: {obj.get('kind')}", raw, on_scenario)
+            _flatten(obj, f"{where}: {obj.get('kind')}", raw, on_scenario, emit=emit)
 
+    errors: list[str] = []
     for path in collect_paths(paths):
         label = "<stdin>" if path == "-" else path
         raw.sources.append(label)
         try:
+            if emit is not None:
+                if path != "-" and _stream_list(path, label, limits, raw, on_scenario, emit):
+                    continue
+                _stream_docs(iter_bytes(_read(path, limits), label, limits), label, raw, on_scenario, emit)
+                continue
             docs = parse_bytes(_read(path, limits), label, limits)
             for i, doc in enumerate(docs):
                 where = label if len(docs) == 1 else f"{label}: document {i + 1}"
                 _flatten(doc, where, raw, on_scenario)
         except InputError as e:
             errors.extend(e.messages)
-    if errors:
-        raise InputError(*errors)
-    return raw
+    return errors
+
+
+def _stream_docs(
+    docs: Iterator[Any], label: str, raw: RawInput, on_scenario: Callable[[dict, str], None], emit: Callable[[dict], None]
+) -> None:
+    """The documents of one input, each flattened as soon as the next one is read (whether a
+    document is the only one decides how it is named).  An error before anything was flattened
+    is the whole read's; after, stream.Broken (the whole read parses every document first)."""
+    from planner.load import stream
+
+    prev: Any = None
+    n = 0
+    flattened = False
+    try:
+        for doc in docs:
+            if n:
+                flattened = True
+                _flatten(prev, f"{label}: document {n}", raw, on_scenario, emit=emit)
+            prev = doc
+            n += 1
+        if n:
+            flattened = True
+            _flatten(prev, label if n == 1 else f"{label}: document {n}", raw, on_scenario, emit=emit)
+    except InputError:
+        if flattened:
+            raise stream.Broken(label) from None
+        raise
+
+
+def _stream_list(
+    path: str, label: str, limits: Limits, raw: RawInput, on_scenario: Callable[[dict, str], None], emit: Callable[[dict], None]
+) -> bool:
+    """A JSON List file that orjson would decode whole (larger than json_strict_bytes), item by
+    item: what _flatten would do with the whole document.  False when the file is not read this
+    way (nothing was emitted); raises stream.Broken when it was partly read and must not be
+    used (an error in it: the whole read gives the message)."""
+    from planner.load import stream
+
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return False
+    if size > limits.max_bytes or size <= limits.json_strict_bytes:
+        return False
+    try:
+        lst = stream.JsonList.open(path, size)
+    except (stream.NotStreamable, OSError):
+        return False
+    with lst:
+        kind = lst.frame.get("kind")
+        # _flatten's test for a List (items is a list here), and its item kind
+        if not isinstance(kind, str) or not kind.endswith("List"):
+            return False
+        item_kind = kind[:-4] if kind != "List" else None
+        try:
+            for i, it in enumerate(lst.items()):
+                if item_kind and isinstance(it, dict) and "kind" not in it:
+                    it["kind"] = item_kind
+                _flatten(it, f"{label}: items[{i}]", raw, on_scenario, 1, emit)
+        except (InputError, OSError):
+            raise stream.Broken(label) from None
+    return True
 
 
 def skipped_notice(raw: RawInput) -> str | None:
@@ -168,17 +254,28 @@ def validate_raw(raw: RawInput) -> list[str]:
 
 def build_snapshot(raw: RawInput) -> Snapshot:
     """Convert validated objects into the domain model (no validation here)."""
-    snap = Snapshot()
-    conv = convert.Converter()
-    notes = snap.notes
+    b = _Builder()
     for o in raw.objects:
+        b.add(o)
+    return b.finish(raw.scenario)
+
+
+class _Builder:
+    """build_snapshot one object at a time."""
+
+    def __init__(self) -> None:
+        self.snap = Snapshot()
+        self.conv = convert.Converter()
+
+    def add(self, o: dict) -> None:
+        snap, conv = self.snap, self.conv
         kind = o["kind"]
         key = _key(o)
         try:
             if kind == "Pod":
                 snap.pods[key] = conv.pod(o)
             elif kind == "Node":
-                snap.nodes[key] = convert.node(o, notes)
+                snap.nodes[key] = convert.node(o, snap.notes)
             elif kind == "PersistentVolume":
                 snap.pvs[key] = convert.persistent_volume(o)
             elif kind == "PersistentVolumeClaim":
@@ -201,15 +298,18 @@ def build_snapshot(raw: RawInput) -> Snapshot:
             raise InputError(f"{kind} {key}: cannot be read: {e}") from None
         if kind != "Pod":  # pods are never patched or rendered from here: their dicts can go
             snap.raw[(kind, key)] = o
-    _note_dangling(snap)
-    if raw.scenario is not None:
-        snap.scenario = {
-            "name": raw.scenario.name,
-            "description": raw.scenario.description,
-            "expect": raw.scenario.expect,
-            "steps": raw.scenario.steps,
-        }
-    return snap
+
+    def finish(self, scenario: Any) -> Snapshot:
+        snap = self.snap
+        _note_dangling(snap)
+        if scenario is not None:
+            snap.scenario = {
+                "name": scenario.name,
+                "description": scenario.description,
+                "expect": scenario.expect,
+                "steps": scenario.steps,
+            }
+        return snap
 
 
 def _note_dangling(snap: Snapshot) -> None:
@@ -246,10 +346,22 @@ def load_snapshot(paths: Iterable[str], limits: Limits | None = None, notice: Ca
 
 
 def _load_snapshot(paths: Iterable[str], limits: Limits | None, notice: Callable[[str], None] | None) -> Snapshot:
+    from planner.load import stream
+
+    paths = list(paths)
+    try:
+        return _load_streamed(paths, limits or Limits(), notice)
+    except stream.Broken:
+        pass
+    gc.collect()  # what the streamed attempt built (the collector is paused)
+    return _load_whole(paths, limits, notice)
+
+
+def _load_whole(paths: Iterable[str], limits: Limits | None, notice: Callable[[str], None] | None) -> Snapshot:
+    """read_objects -> validate_raw -> build_snapshot: every object's dicts at once."""
     raw = read_objects(paths, limits)
     if not raw.objects and raw.scenario is None:
-        msg = "no Kubernetes objects of the kinds planner reads (" + ", ".join(KINDS) + ")"
-        raise InputError(msg)
+        raise InputError(_NO_OBJECTS)
     errors = validate_raw(raw)
     if errors:
         raise InputError(*errors)
@@ -258,6 +370,78 @@ def _load_snapshot(paths: Iterable[str], limits: Limits | None, notice: Callable
         if n:
             notice(n)
     return build_snapshot(raw)
+
+
+_NO_OBJECTS = "no Kubernetes objects of the kinds planner reads (" + ", ".join(KINDS) + ")"
+
+
+class _Sink:
+    """Each object as it is read: defaults, validation, and (while everything so far is valid)
+    conversion; the results and messages of _load_whole, in the same order.  Objects are taken
+    in small batches, each step over the batch in turn: faster than one object through all
+    steps (the steps' code and memo tables stay in the CPU caches) while the batch's dicts do."""
+
+    BATCH = 64
+
+    def __init__(self) -> None:
+        from planner.validation import ObjectValidator
+
+        self.validator = ObjectValidator()
+        self.builder = _Builder()
+        self.errors: list[str] = []
+        self.failed: InputError | None = None  # the first conversion error
+        self.count = 0
+        self.pending: list[dict] = []
+
+    def __call__(self, o: dict) -> None:
+        self.count += 1
+        self.pending.append(o)
+        if len(self.pending) >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        from planner.validation.defaults import apply_defaults
+
+        batch, self.pending = self.pending, []
+        for o in batch:
+            apply_defaults(o)
+        validate, errors = self.validator.validate, self.errors
+        ok = not errors and self.failed is None
+        for o in batch:
+            errs = validate(o)
+            if errs:
+                errors.extend(errs)
+                ok = False
+        if ok:  # what _load_whole converts: everything, when everything is valid
+            add = self.builder.add
+            for o in batch:
+                try:
+                    add(o)
+                except InputError as e:
+                    self.failed = e
+                    break
+
+
+def _load_streamed(paths: list[str], limits: Limits, notice: Callable[[str], None] | None) -> Snapshot:
+    """_load_whole with each object validated and converted as it is read, so that pods' dicts
+    never all exist at once; raises stream.Broken when it must be done by _load_whole."""
+    raw = RawInput()
+    sink = _Sink()
+    errors = _read_into(paths, limits, raw, sink)
+    sink.flush()
+    if errors:
+        raise InputError(*errors)
+    if not sink.count and raw.scenario is None:
+        raise InputError(_NO_OBJECTS)
+    if sink.errors:
+        raise InputError(*sink.errors)
+    if notice is not None:
+        n = skipped_notice(raw)
+        if n:
+            notice(n)
+    if sink.failed is not None:
+        raise sink.failed
+    return sink.builder.finish(raw.scenario)
 
 
 def read_steps(path: str, limits: Limits | None = None) -> Any:

@@ -18,7 +18,7 @@ Nothing read is trusted.  Bounds are enforced while parsing, before anything is 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,11 +166,18 @@ def _hashable_key(key: Any, line: int) -> Any:
 
 def iter_yaml(text: str, source: str, limits: Limits) -> list[Any]:
     """Compose every document of a YAML stream within ``limits``; returns the documents."""
+    return list(iter_yaml_docs(text, source, limits))
+
+
+def iter_yaml_docs(text: str, source: str, limits: Limits) -> Iterator[Any]:
+    """iter_yaml one document at a time (an error in a later document is raised when it is
+    reached)."""
     loader = _Loader(text)
+    del text
     constructors = _scalar_constructors(loader)
     scalar_node = yaml.ScalarNode
     resolve = loader.resolve
-    docs: list[Any] = []
+    ndocs = 0
     anchors: dict[str, tuple[Any, int]] = {}
     alias_nodes = 0
     max_depth = limits.max_depth
@@ -184,7 +191,7 @@ def iter_yaml(text: str, source: str, limits: Limits) -> list[Any]:
                     break
                 if not isinstance(ev, DocumentStartEvent):  # pragma: no cover - parser guarantees
                     raise _Cut("unexpected YAML event")
-                if len(docs) >= limits.max_documents:
+                if ndocs >= limits.max_documents:
                     raise _Cut(f"more than {limits.max_documents} YAML documents")
                 anchors.clear()
                 stack: list[_Frame] = []
@@ -244,8 +251,10 @@ def iter_yaml(text: str, source: str, limits: Limits) -> list[Any]:
                         if fr.anchor:
                             anchors[fr.anchor] = (value, size)
                     elif isinstance(ev, DocumentEndEvent):
-                        docs.append(result)
+                        ndocs += 1
                         done = True
+                        yield result
+                        result = None
                         continue
                     else:  # pragma: no cover
                         raise _Cut(f"line {line}: unexpected YAML event")
@@ -283,7 +292,6 @@ def iter_yaml(text: str, source: str, limits: Limits) -> list[Any]:
         raise InputError(f"{source}: {e}") from None
     finally:
         loader.dispose()
-    return docs
 
 
 class _MergeKey:
@@ -321,6 +329,13 @@ def _deep_copy(obj: Any) -> Any:
 
 def parse_bytes(data: bytes, source: str, limits: Limits) -> list[Any]:
     """Parse one input (file or stdin) into its documents (JSON: one value)."""
+    return list(iter_bytes(data, source, limits))
+
+
+def iter_bytes(data: bytes, source: str, limits: Limits) -> Iterator[Any]:
+    """parse_bytes, YAML documents one at a time: the checks of the whole input and a JSON
+    input's decoding are done before this returns; a YAML document's errors are raised when it
+    is reached."""
     if len(data) > limits.max_bytes:
         raise InputError(f"{source}: {len(data)} bytes is more than the {limits.max_bytes}-byte limit (see --max-bytes)")
     if not data or data.isspace():  # no copy of a 1.6 GB input (bytes.strip() would make one)
@@ -331,6 +346,7 @@ def parse_bytes(data: bytes, source: str, limits: Limits) -> list[Any]:
     if head[:1] in (b"{", b"["):
         if data.find(b"\x00") != -1:
             decode_text(data, source)  # raises the binary-data error
-        return [parse_json(data, source, limits)]
+        return iter([parse_json(data, source, limits)])
     text = decode_text(data, source)
-    return iter_yaml(text, source, limits)
+    del data
+    return iter_yaml_docs(text, source, limits)

@@ -39,7 +39,7 @@ from planner.validation.field import (
     type_error,
 )
 
-__all__ = ["apply_defaults", "validate_object", "validate_objects", "KINDS", "API_VERSIONS"]
+__all__ = ["apply_defaults", "validate_object", "validate_objects", "ObjectValidator", "KINDS", "API_VERSIONS"]
 
 Validator = Callable[[dict, list[FieldError]], None]  # type: ignore[type-arg]
 
@@ -129,23 +129,39 @@ def validate_object(obj: dict) -> list[str]:  # type: ignore[type-arg]
 def validate_objects(objs: list[Any]) -> list[str]:
     """validate_object for each object, then one message per object that repeats an earlier one
     (same kind, namespace and name), as the API server's "already exists" would reject it."""
+    v = ObjectValidator()
     out: list[str] = []
-    seen: set[tuple[str, str | None, str]] = set()
-    for i, obj in enumerate(objs):
+    for obj in objs:
+        out.extend(v.validate(obj))
+    return out
+
+
+class ObjectValidator:
+    """validate_objects one object at a time (a streamed load validates each object as it is
+    read): the only state across objects is the set of (kind, namespace, name) already seen."""
+
+    __slots__ = ("seen", "count")
+
+    def __init__(self) -> None:
+        self.seen: set[tuple[str, str | None, str]] = set()
+        self.count = 0  # objects validated so far (the index in validate_objects' messages)
+
+    def validate(self, obj: Any) -> list[str]:
+        i = self.count
+        self.count += 1
         if type(obj) is not dict:
-            out.append(f"item[{i}]: {type_error(Path(), obj, 'object').body()}")
-            continue
-        out.extend(validate_object(obj))
+            return [f"item[{i}]: {type_error(Path(), obj, 'object').body()}"]
+        out = validate_object(obj)
         kind, ns, name = _identity(obj)
         if not kind or not name or kind not in _VALIDATORS:
-            continue
+            return out
         key = (kind, ns, name)
-        if key in seen:
+        if key in self.seen:
             where = f" in namespace {go_quote(ns)}" if ns is not None else ""
             out.append(
                 f"{_prefix(kind, ns, name)}: metadata.name: Duplicate value: {format_value(name)}: "
                 f"another {kind} named {go_quote(name)}{where} appears earlier in the input"
             )
         else:
-            seen.add(key)
-    return out
+            self.seen.add(key)
+        return out

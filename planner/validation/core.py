@@ -15,7 +15,7 @@ upstream's, verbatim.  Objects are validated as on create (no ratcheting of old 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -1359,7 +1359,36 @@ def _spec_key(spec: dict, pod_name: str | None, is_pod: bool) -> tuple[bool, str
             return None
         for i, n in enumerate(names):
             b = b.replace(orjson.dumps(n), b'"\x00%d"' % i)
+    if b"matchFields" in b:
+        # a DaemonSet pod's node affinity names its node (matchFields metadata.name In [node]):
+        # a value found once in the key is a token too (checked on every hit, _check_names)
+        for i, (_, v) in enumerate(_match_field_values(spec, "")):
+            enc = orjson.dumps(v)
+            if b.count(enc) == 1:
+                b = b.replace(enc, b'"\x01%d"' % i)
     return is_pod, eph, b
+
+
+def _match_field_values(spec: dict, path: str) -> Iterator[tuple[str, str]]:  # type: ignore[type-arg]
+    """(path, value) of each string value of the required node affinity's matchFields."""
+    aff = spec.get("affinity")
+    na = aff.get("nodeAffinity") if type(aff) is dict else None
+    req = na.get("requiredDuringSchedulingIgnoredDuringExecution") if type(na) is dict else None
+    terms = req.get("nodeSelectorTerms") if type(req) is dict else None
+    if type(terms) is not list:
+        return
+    tp = f"{path}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+    for t, term in enumerate(terms):
+        fields = term.get("matchFields") if type(term) is dict else None
+        if type(fields) is not list:
+            continue
+        for j, r in enumerate(fields):
+            values = r.get("values") if type(r) is dict else None
+            if type(values) is not list:
+                continue
+            for i, v in enumerate(values):
+                if type(v) is str:
+                    yield f"{tp}[{t}].matchFields[{j}].values[{i}]", v
 
 
 def _volume_strings(vols: list) -> list[str] | None:  # type: ignore[type-arg]
@@ -1378,11 +1407,8 @@ def _volume_strings(vols: list) -> list[str] | None:  # type: ignore[type-arg]
 
 
 def _check_names(spec: dict, path: str, errs: Errs) -> None:  # type: ignore[type-arg]
-    """On a memo hit: what the key left out (nodeName, volume and claim names, hostname)."""
-    node_name = get_str(spec, "nodeName", path, errs)
-    if node_name:
-        for msg in name_is_dns_subdomain(node_name, False):
-            errs.append(invalid(f"{path}.nodeName", node_name, msg))
+    """On a memo hit: what the key left out (volume and claim names, matchFields values,
+    nodeName, hostname), in the order a full validation reports them."""
     vols = spec.get("volumes")
     if type(vols) is list:
         for i, v in enumerate(vols):
@@ -1390,6 +1416,14 @@ def _check_names(spec: dict, path: str, errs: Errs) -> None:  # type: ignore[typ
             if type(name) is str:
                 for m in is_dns1123_label(name):
                     errs.append(invalid(f"{path}.volumes[{i}].name", name, m))
+    if "affinity" in spec:
+        for vp, v in _match_field_values(spec, path):
+            for msg in name_is_dns_subdomain(v, False):
+                errs.append(invalid(vp, v, msg))
+    node_name = get_str(spec, "nodeName", path, errs)
+    if node_name:
+        for msg in name_is_dns_subdomain(node_name, False):
+            errs.append(invalid(f"{path}.nodeName", node_name, msg))
     if "hostname" in spec or "subdomain" in spec:
         for f in ("hostname", "subdomain"):
             v = get_str(spec, f, path, errs)
