@@ -244,7 +244,7 @@ def test_depth_limit_holds_inside_items(tmp_path, monkeypatch):
     bad, item = deep(tmp_path / "bad.json", 1021)
     assert orjson.loads(item)  # alone, the item decodes
     streamed, whole, spy = both([bad], monkeypatch)
-    assert streamed == whole and streamed[0] == "InputError" and "depth" in streamed[1][0]
+    assert streamed == whole and streamed[0] == "InputError" and "nesting too deep: more than 1024 levels" in streamed[1][0]
 
 
 def test_items_key_that_is_not_the_top_level_one(tmp_path, monkeypatch):

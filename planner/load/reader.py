@@ -116,7 +116,7 @@ def parse_json(data: bytes | str, source: str, limits: Limits, strict: bool | No
         raise InputError(f"{source}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
     except orjson.JSONDecodeError as e:
         msg = str(e)
-        if "recursion" in msg.lower():
+        if "recursion" in msg.lower() or "depth limit" in msg.lower():
             raise InputError(f"{source}: nesting too deep: more than 1024 levels") from None
         raise InputError(f"{source}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
 
