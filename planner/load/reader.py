@@ -112,12 +112,12 @@ def parse_json(data: bytes | str, source: str, limits: Limits, strict: bool | No
         raise InputError(f"{source}: {e}") from None
     except RecursionError:
         raise InputError(f"{source}: nesting too deep: more than the JSON decoder's limit") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{source}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
-    except orjson.JSONDecodeError as e:
-        msg = str(e)
-        if "recursion" in msg.lower() or "depth limit" in msg.lower():
+    except orjson.JSONDecodeError as e:  # before json.JSONDecodeError: it is a subclass of it
+        msg = str(e).lower()
+        if "recursion" in msg or "depth limit" in msg:
             raise InputError(f"{source}: nesting too deep: more than 1024 levels") from None
+        raise InputError(f"{source}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
+    except json.JSONDecodeError as e:
         raise InputError(f"{source}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
 
 
