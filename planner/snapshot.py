@@ -27,7 +27,7 @@ from planner.domain import (
     StatefulSet,
     StorageClass,
 )
-from planner.framework import default_class
+from planner.framework import ClusterState, default_class
 
 
 @dataclass
@@ -51,6 +51,15 @@ class Snapshot:
     scenario: dict | None = None
 
     # ------------------------------------------------------------------ lookups
+
+    def base_cluster(self) -> ClusterState:
+        """ClusterState.from_snapshot(self), built once: what kube-scheduler's cache holds for this
+        snapshot (150,000 pods take half a second).  Clone it before changing anything; change the
+        snapshot itself only on a copy (a copy builds its own)."""
+        base = self.__dict__.get("_base_cluster")
+        if base is None:
+            base = self.__dict__["_base_cluster"] = ClusterState.from_snapshot(self)
+        return base
 
     def copy(self) -> Snapshot:
         return replace(

@@ -44,3 +44,19 @@ def test_ownership_chain_statefulset_pod_pvc_pv():
     pv = snap.pvcs["default/data-search-0"].volume_name
     assert g.has_edge(("PersistentVolumeClaim", "default/data-search-0"), ("PersistentVolume", pv))
     assert {p.name for p in snap.owned_pods("StatefulSet", "default/search")} >= {"search-0", "search-1"}
+
+
+def test_base_cluster_is_built_at_load_and_a_copy_builds_its_own():
+    from planner.load import load_snapshot
+
+    snap = load_snapshot([str(SCENARIOS / "seed-001-hpa-parallel.yaml")])
+    assert "_base_cluster" in snap.__dict__  # the scheduler cache is part of loading
+    base = snap.base_cluster()
+    assert base is snap.base_cluster()
+    placed = sum(len(ni.pods) for ni in base.node_infos)
+    assert placed == sum(1 for p in snap.pods.values() if p.spec.node_name in snap.nodes and not p.terminal)
+    copy = snap.copy()
+    gone = next(k for k, p in copy.pods.items() if p.spec.node_name)
+    del copy.pods[gone]
+    assert sum(len(ni.pods) for ni in copy.base_cluster().node_infos) == placed - 1
+    assert sum(len(ni.pods) for ni in snap.base_cluster().node_infos) == placed

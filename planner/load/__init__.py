@@ -332,12 +332,14 @@ def load_snapshot(paths: Iterable[str], limits: Limits | None = None, notice: Ca
     The cyclic garbage collector is paused while loading: decoding a 200 MB snapshot allocates
     millions of dicts and lists, none of them garbage, and CPython's collector would walk them
     again and again (it triples orjson's decode time).  What was loaded is then frozen into the
-    permanent generation so that later collections skip it.
+    permanent generation so that later collections skip it.  The snapshot's base cluster (the
+    scheduler cache's NodeInfos, Snapshot.base_cluster) is built here too: every command reads it.
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         snap = _load_snapshot(paths, limits, notice)
+        snap.base_cluster()  # the scheduler's cache of it (NodeInfos), which every command reads
     finally:
         if was_enabled:
             gc.enable()

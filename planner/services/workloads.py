@@ -379,12 +379,8 @@ def apply_plans(snap: Snapshot, plans: Iterable[Plan]) -> Snapshot:
 
 
 def base_cluster(snap: Snapshot) -> ClusterState:
-    """ClusterState.from_snapshot(snap), built once per snapshot (150,000 pods take half a second):
-    clone it before changing anything.  A copy of the snapshot (Snapshot.copy) has its own."""
-    base = snap.__dict__.get("_base_cluster")
-    if base is None:
-        base = snap.__dict__["_base_cluster"] = ClusterState.from_snapshot(snap)
-    return base
+    """The snapshot's cluster (Snapshot.base_cluster): clone it before changing anything."""
+    return snap.base_cluster()
 
 
 def cluster_after_plans(snap: Snapshot, plans: Iterable[Plan]) -> ClusterState:
