@@ -227,7 +227,7 @@ def _pv_pin(draw, node_list: list[Node], zones: list[str]) -> NodeSelector:
 
 
 @st.composite
-def scenarios(draw, kinds: tuple[str, ...] = ("StatefulSet", "Deployment")) -> Scenario:
+def scenarios(draw, kinds: tuple[str, ...] = ("StatefulSet", "Deployment"), policies: tuple[str, ...] = ("OrderedReady", "Parallel")) -> Scenario:
     node_list = draw(nodes())
     zones = sorted({n.labels[LABEL_ZONE] for n in node_list if LABEL_ZONE in n.labels})
     kind = draw(st.sampled_from(kinds))
@@ -258,7 +258,7 @@ def scenarios(draw, kinds: tuple[str, ...] = ("StatefulSet", "Deployment")) -> S
             selector=SEL_APP,
             template=template,
             service_name=APP,
-            pod_management_policy=draw(st.sampled_from(("OrderedReady", "Parallel"))),
+            pod_management_policy=draw(st.sampled_from(policies)),
             volume_claim_templates=(ClaimTemplate(CLAIM, storage_class=sc.name, request=CLAIM_REQUEST, access_modes=("ReadWriteOnce",)),),
             uid="sts-uid",
         )

@@ -85,3 +85,30 @@ def test_known_order_witnesses_replay_through_the_filters(sc):
     by_key = {p.key: p for p in pods}
     assert sorted(out.placement) == sorted(by_key)
     replay(cluster, pods, list(out.placement.items()), check=_fits)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(scenarios(kinds=("StatefulSet",), policies=("OrderedReady",)))
+def test_ordered_check_through_the_unordered_relaxation_agrees_with_brute_force(sc):
+    """OrderedReady problems with many groups try the unordered relaxation first (check.py,
+    ORDERED_EXACT_GROUPS); here every ordered problem does, and the answers must stay exact."""
+    from unittest import mock
+
+    import planner.services.check as check_mod
+
+    cluster, pods, ordered = sc.problem()
+    oracle = sequential_placements(cluster, pods, ordered)
+    assume(oracle.exhausted)
+    with mock.patch.object(check_mod, "ORDERED_EXACT_GROUPS", 0):
+        try:
+            out = check_replicas(sc.snapshot, [sc.ref], sc.replicas)
+        except UnknownResult:
+            return
+    assert out.schedulable == oracle.feasible, (out.explanation, oracle.witness)
+    if out.schedulable:
+        by_key = {p.key: p for p in pods}
+        witness = list(out.placement.items())
+        assert sorted(k for k, _ in witness) == sorted(by_key)
+        if ordered:  # OrderedReady: the witness is in creation (ordinal) order
+            assert [k for k, _ in witness] == [p.key for p in pods]
+        replay(cluster, pods, witness, check=_fits)

@@ -307,12 +307,14 @@ def _static_claims(problem: Problem, reps: list[Pod], cluster: ClusterState, cla
                 )
 
 
-def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = True) -> tuple[Problem, Context]:
+def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = True, relax_order: bool = False) -> tuple[Problem, Context]:
+    """``relax_order``: the unordered model even for an OrderedReady workload (a relaxation: its
+    "unschedulable" is a proof for the ordinal order too; its witness still follows that order)."""
     key: Any
     v: Any
     new_pods: list[tuple[int, Pod]] = [(i, p) for i, plan in enumerate(plans) for p in plan.new]
     plans_with_new = [i for i, plan in enumerate(plans) if plan.new]
-    ordered_mode = len(plans_with_new) == 1 and plans[plans_with_new[0]].ordered
+    ordered_mode = len(plans_with_new) == 1 and plans[plans_with_new[0]].ordered and not relax_order
     ctx = Context(
         cluster=cluster,
         pods={p.key: p for _, p in new_pods},
