@@ -45,16 +45,14 @@ _MAX_SELECTORS = 64
 class _Counts:
     """Matching pods of one (namespace, selector) on every node, by node position."""
 
-    __slots__ = ("ns", "selector", "cnt", "lens", "last_ids", "lasts", "epoch")
+    __slots__ = ("ns", "selector", "cnt", "gens", "epoch")
 
     def __init__(self, ns: str, selector: LabelSelector) -> None:
         self.ns = ns
         self.selector = selector
         self.epoch = -1
         self.cnt = np.zeros(0, dtype=np.int64)
-        self.lens = np.zeros(0, dtype=np.int64)
-        self.last_ids = np.zeros(0, dtype=np.uint64)
-        self.lasts: list = []
+        self.gens = np.zeros(0, dtype=np.int64)
 
     def sync(self, arr: ClusterArrays) -> np.ndarray:
         if self.epoch != arr.epoch:
@@ -62,8 +60,10 @@ class _Counts:
             self.cnt = np.zeros(n, dtype=np.int64)
             todo: list[int] = list(range(n))
             self.epoch = arr.epoch
+        elif arr.changed_since(self.gens):
+            todo = np.flatnonzero(arr.gens != self.gens).tolist()
         else:
-            todo = np.flatnonzero((arr.lens != self.lens) | (arr.last_ids != self.last_ids)).tolist()
+            todo = []
         if todo:
             ns = self.ns
             m = self.selector.matches
@@ -75,9 +75,7 @@ class _Counts:
                     if not p.terminating and p.namespace == ns and m(p.labels):
                         c += 1
                 cnt[i] = c
-        self.lens = arr.lens
-        self.last_ids = arr.last_ids
-        self.lasts = arr.lasts  # keeps the pods alive: their ids cannot be reused
+        self.gens = arr.gens
         return self.cnt
 
 
@@ -92,6 +90,9 @@ class ClusterArrays:
         self.counts: OrderedDict[tuple[str, LabelSelector], _Counts] = OrderedDict()
         self.last_feasible: list[str] | None = None
         self.last_idx = np.zeros(0, dtype=np.intp)
+        self.jpos: int | None = None  # how much of cluster.journal has been read (None: not journalled)
+        self.gens = np.zeros(0, dtype=np.int64)  # per node, bumped when its pods change (a new array then)
+        self.tick = 0
 
     # ------------------------------------------------------------------ static part
 
@@ -117,14 +118,41 @@ class ClusterArrays:
         self.nz_mem = np.zeros(n, dtype=np.int64)
         self.last_feasible = None
         self.sel: Any = None
+        self.gens = np.zeros(n, dtype=np.int64)
+        self.intolerable: dict[Any, np.ndarray] = {}
+
+    def changed_since(self, gens: np.ndarray) -> bool:
+        return gens is not self.gens
 
     def refresh(self) -> None:
         """Revalidate against the cluster; recompute what changed.
 
-        Pods and requests are read from the node infos on every call (never from copies), so a
-        node info whose ``pods`` list were replaced is seen as well.
+        A journalled cluster (ClusterState.track) names the nodes changed since the last call;
+        otherwise every node is compared (node object, pod count, identity of the last pod).
+        Pods and requests are read from the node infos (never from copies), so a node info whose
+        ``pods`` list were replaced is seen as well.
         """
-        infos = self.cluster.node_infos
+        cluster = self.cluster
+        infos = cluster.node_infos
+        journal = cluster.journal
+        if journal is not None and self.jpos is not None and infos is self.infos and len(infos) == self.n:
+            if len(journal) == self.jpos:
+                return
+            index = self.index
+            todo = sorted({index[name] for name in journal[self.jpos:]})
+            self.jpos = len(journal)
+            nodes = self.nodes
+            if all(infos[i].node is nodes[i] for i in todo):
+                pods_lists = self.pods_lists
+                for i in todo:
+                    pods_lists[i] = infos[i].pods
+                self._recount(todo, pods_lists)
+                for i in todo:  # the scan's view, should the journal be dropped
+                    p = pods_lists[i]
+                    self.lens[i] = len(p)
+                    self.lasts[i] = p[-1] if p else None
+                    self.last_ids[i] = id(self.lasts[i])
+                return
         if infos is not self.infos or len(infos) != self.n or list(map(_get_node, infos)) != self.nodes:
             self._rebuild()
         n = self.n
@@ -134,31 +162,38 @@ class ClusterArrays:
         last_ids = np.fromiter(map(id, lasts), dtype=np.uint64, count=n)
         changed = np.flatnonzero((lens != self.lens) | (last_ids != self.last_ids))
         if changed.size:
-            nz_cpu, nz_mem, rq_cpu, rq_mem = self.nz_cpu, self.nz_mem, self.req_cpu, self.req_mem
-            for i in changed.tolist():
-                c = m = rc = rm = 0
-                for p in pods_lists[i]:
-                    req = p.spec.requests
-                    if CPU in req:
-                        v = req[CPU]
-                        c += v
-                        rc += v
-                    else:
-                        c += _DEF_CPU
-                    if MEMORY in req:
-                        v = req[MEMORY]
-                        m += v
-                        rm += v
-                    else:
-                        m += _DEF_MEM
-                nz_cpu[i] = c
-                nz_mem[i] = m
-                rq_cpu[i] = rc  # NodeInfo.Requested
-                rq_mem[i] = rm
+            self._recount(changed.tolist(), pods_lists)
         self.pods_lists = pods_lists
         self.lens = lens
         self.last_ids = last_ids
         self.lasts = lasts  # keeps the last pods alive: their ids cannot be reused
+        self.jpos = len(journal) if journal is not None else None
+
+    def _recount(self, todo: list[int], pods_lists: list) -> None:
+        nz_cpu, nz_mem, rq_cpu, rq_mem = self.nz_cpu, self.nz_mem, self.req_cpu, self.req_mem
+        self.tick += 1
+        gens = self.gens = self.gens.copy()  # a new array: _Counts compare theirs by identity first
+        for i in todo:
+            c = m = rc = rm = 0
+            for p in pods_lists[i]:
+                req = p.spec.requests
+                if CPU in req:
+                    v = req[CPU]
+                    c += v
+                    rc += v
+                else:
+                    c += _DEF_CPU
+                if MEMORY in req:
+                    v = req[MEMORY]
+                    m += v
+                    rm += v
+                else:
+                    m += _DEF_MEM
+            nz_cpu[i] = c
+            nz_mem[i] = m
+            rq_cpu[i] = rc  # NodeInfo.Requested
+            rq_mem[i] = rm
+            gens[i] = self.tick
 
     def positions(self, feasible: list[str]) -> np.ndarray:
         """Node positions of ``feasible``; also sets ``self.sel``, the same as an index (a slice when
@@ -288,13 +323,18 @@ def balanced(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None
 
 def taint(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray:
     """TaintToleration (score_tainttoleration): raw counts only on tainted nodes, then reversed."""
-    raw = np.zeros(idx.shape, dtype=np.int64)
-    pos = np.flatnonzero(arr.has_taints[arr.sel])
-    if pos.size:
-        tols = tt.pre_score(pod, arr.cluster, [])
+    tols = tt.pre_score(pod, arr.cluster, [])
+    full = arr.intolerable.get(tols)
+    if full is None:
+        # per node (0 without taints), for these tolerations: node objects only, kept until a rebuild
+        full = np.zeros(arr.n, dtype=np.int64)
         nodes = arr.nodes
-        for p in pos.tolist():
-            raw[p] = tt.count_intolerable(nodes[idx[p]].taints, tols)
+        for p in np.flatnonzero(arr.has_taints).tolist():
+            full[p] = tt.count_intolerable(nodes[p].taints, tols)
+        if len(arr.intolerable) > 256:
+            arr.intolerable.clear()
+        arr.intolerable[tols] = full
+    raw = full[arr.sel]
     mx = int(raw.max()) if raw.size else 0
     if mx == 0:
         return np.full(idx.shape, MAX, dtype=np.int64)

@@ -28,6 +28,7 @@ half does.
 from __future__ import annotations
 
 from operator import attrgetter
+from typing import Any
 
 from planner.domain import Pod, PodAffinityTerm, WeightedPodAffinityTerm
 from planner.framework import SKIP, ClusterState, NodeInfo
@@ -201,10 +202,19 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
     if entry is None or len(entry["gens"]) != len(infos) or entry["names"] is not infos:
         if len(cache) >= _MAX_ENTRIES:
             cache.clear()
-        entry = cache[sig] = {"gens": [-1] * len(infos), "shares": [[] for _ in infos], "topology": {}, "nonempty": 0, "names": infos}
+        entry = cache[sig] = {"gens": [-1] * len(infos), "shares": [[] for _ in infos], "topology": {}, "nonempty": 0, "names": infos, "jpos": None}
     gens, shares, topology = entry["gens"], entry["shares"], entry["topology"]
     memo: dict[tuple, list[tuple[str, int]]] = {}
-    for i, ni in enumerate(infos):
+    # a journalled cluster (ClusterState.track) names the nodes changed since: only those are looked at
+    journal = cluster.journal
+    jpos = entry["jpos"]
+    if journal is not None and jpos is not None:
+        todo: Any = sorted({cluster.position(name) for name in journal[jpos:]}) if len(journal) > jpos else ()
+    else:
+        todo = range(len(infos))
+    entry["jpos"] = len(journal) if journal is not None else None
+    for i in todo:
+        ni = infos[i]
         if gens[i] == ni.generation:
             continue
         old = shares[i]
