@@ -120,6 +120,7 @@ class ClusterArrays:
         self.sel: Any = None
         self.gens = np.zeros(n, dtype=np.int64)
         self.intolerable: dict[Any, np.ndarray] = {}
+        self.per_node: dict[Any, list] = {}  # see _per_node
 
     def changed_since(self, gens: np.ndarray) -> bool:
         return gens is not self.gens
@@ -210,6 +211,13 @@ class ClusterArrays:
         self.sel = slice(None) if idx.size == self.n and bool((idx == np.arange(self.n)).all()) else idx
         return idx
 
+    def known_positions(self, feasible: list[str], idx: np.ndarray) -> None:
+        """The caller knows the positions of ``feasible`` (the replay): positions() need not look
+        them up.  ``idx`` must be the nodes of ``feasible``, in that order."""
+        self.last_feasible = feasible
+        self.last_idx = idx = np.asarray(idx, dtype=np.intp)
+        self.sel = slice(None) if idx.size == self.n and bool((idx == np.arange(self.n)).all()) else idx
+
     def label_codes(self, key: str) -> tuple[np.ndarray, np.ndarray, int]:
         """(code of labels.get(key, "") per node, whether the node has the key, number of codes)."""
         got = self.codes.get(key)
@@ -283,17 +291,62 @@ def _least(r: np.ndarray, a: np.ndarray) -> np.ndarray:
     return out
 
 
+def _per_node(arr: ClusterArrays, key: Any, vector: Any, scalar: Any) -> np.ndarray:
+    """A score that depends only on the node and the pod's ``key``, for every node: computed
+    once by ``vector(positions)``, then for the nodes whose pods changed since (arr.gens) by
+    ``scalar(position)`` (the same formula in Python numbers, cheaper for a few nodes) or, for
+    many, ``vector`` again."""
+    ent = arr.per_node.get(key)
+    if ent is None or ent[0] != arr.epoch:
+        if len(arr.per_node) > 64:
+            arr.per_node.clear()
+        ent = arr.per_node[key] = [arr.epoch, arr.gens, vector(np.arange(arr.n))]
+    elif ent[1] is not arr.gens:
+        changed = np.flatnonzero(arr.gens != ent[1])
+        vals = ent[2]
+        if changed.size > 32:
+            vals[changed] = vector(changed)
+        else:
+            for i in changed.tolist():
+                vals[i] = scalar(i)
+        ent[1] = arr.gens
+    return ent[2]
+
+
+def _gather(full: np.ndarray, arr: ClusterArrays) -> np.ndarray:
+    """The feasible nodes' values, never a view of a cache."""
+    out = full[arr.sel]
+    return out.copy() if isinstance(arr.sel, slice) else out
+
+
+def _fit_vector(arr: ClusterArrays, pcpu: int, pmem: int, at: np.ndarray) -> np.ndarray:
+    ac = arr.alloc_cpu[at]
+    am = arr.alloc_mem[at]
+    s = _least(arr.nz_cpu[at] + pcpu, ac) * nr.CPU_WEIGHT + _least(arr.nz_mem[at] + pmem, am) * nr.MEMORY_WEIGHT
+    w = (ac != 0) * nr.CPU_WEIGHT + (am != 0) * nr.MEMORY_WEIGHT
+    return np.where(w > 0, s // np.maximum(w, 1), 0)
+
+
+def _fit_scalar(arr: ClusterArrays, pcpu: int, pmem: int, i: int) -> int:
+    ac, am = int(arr.alloc_cpu[i]), int(arr.alloc_mem[i])
+    s = w = 0
+    if ac:
+        r = int(arr.nz_cpu[i]) + pcpu
+        s += (((ac - r) * MAX) // ac if r <= ac else 0) * nr.CPU_WEIGHT
+        w += nr.CPU_WEIGHT
+    if am:
+        r = int(arr.nz_mem[i]) + pmem
+        s += (((am - r) * MAX) // am if r <= am else 0) * nr.MEMORY_WEIGHT
+        w += nr.MEMORY_WEIGHT
+    return s // w if w > 0 else 0
+
+
 def fit(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray:
     """NodeResourcesFit LeastAllocated on cpu and memory (score_noderesources.fit_score)."""
     pcpu, pmem = nr.nonzero_requests(pod)
-    ac = arr.alloc_cpu[arr.sel]
-    am = arr.alloc_mem[arr.sel]
-    s = (
-        _least(arr.nz_cpu[arr.sel] + pcpu, ac) * nr.CPU_WEIGHT
-        + _least(arr.nz_mem[arr.sel] + pmem, am) * nr.MEMORY_WEIGHT
-    )
-    w = (ac != 0) * nr.CPU_WEIGHT + (am != 0) * nr.MEMORY_WEIGHT
-    return np.where(w > 0, s // np.maximum(w, 1), 0)
+    full = _per_node(arr, ("fit", pcpu, pmem), lambda at: _fit_vector(arr, pcpu, pmem, at),
+                     lambda i: _fit_scalar(arr, pcpu, pmem, i))
+    return _gather(full, arr)
 
 
 def _balance(uc: np.ndarray, um: np.ndarray, ac: np.ndarray, am: np.ndarray) -> np.ndarray:
@@ -303,22 +356,48 @@ def _balance(uc: np.ndarray, um: np.ndarray, ac: np.ndarray, am: np.ndarray) -> 
         return ((1 - np.abs((fc - fm) / 2)) * MAX).astype(np.int64)
 
 
+def _balanced_vector(arr: ClusterArrays, cpu: int, mem: int, formula: str, at: np.ndarray) -> np.ndarray:
+    ac = arr.alloc_cpu[at]
+    am = arr.alloc_mem[at]
+    both = (ac != 0) & (am != 0)
+    uc = arr.req_cpu[at]
+    um = arr.req_mem[at]
+    with_pod = _balance(uc + cpu, um + mem, ac, am)
+    if formula == "v1.35":
+        return np.where(both, with_pod, MAX)
+    without = _balance(uc, um, ac, am)
+    half = MAX // 2
+    return np.where(both, half + (half + with_pod - without) // 2, half + half // 2)
+
+
+def _balance_scalar(uc: int, um: int, ac: int, am: int) -> int:
+    # _balance in float64 (numpy divides int64 arrays as float64), truncated as astype(int64)
+    fc = min(float(uc) / float(ac), 1.0)
+    fm = min(float(um) / float(am), 1.0)
+    return int((1 - abs((fc - fm) / 2)) * MAX)
+
+
+def _balanced_scalar(arr: ClusterArrays, cpu: int, mem: int, formula: str, i: int) -> int:
+    ac, am = int(arr.alloc_cpu[i]), int(arr.alloc_mem[i])
+    half = MAX // 2
+    if ac == 0 or am == 0:
+        return MAX if formula == "v1.35" else half + half // 2
+    uc, um = int(arr.req_cpu[i]), int(arr.req_mem[i])
+    with_pod = _balance_scalar(uc + cpu, um + mem, ac, am)
+    if formula == "v1.35":
+        return with_pod
+    return half + (half + with_pod - _balance_scalar(uc, um, ac, am)) // 2
+
+
 def balanced(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
     """NodeResourcesBalancedAllocation (score_noderesources.balanced_score); None for Skip."""
     state = nr.balanced_pre_score(pod, arr.cluster, [])
     if not isinstance(state, nr.BalancedState):
         return None
-    ac = arr.alloc_cpu[arr.sel]
-    am = arr.alloc_mem[arr.sel]
-    both = (ac != 0) & (am != 0)
-    uc = arr.req_cpu[arr.sel]
-    um = arr.req_mem[arr.sel]
-    with_pod = _balance(uc + state.cpu, um + state.mem, ac, am)
-    if state.formula == "v1.35":
-        return np.where(both, with_pod, MAX)
-    without = _balance(uc, um, ac, am)
-    half = MAX // 2
-    return np.where(both, half + (half + with_pod - without) // 2, half + half // 2)
+    cpu, mem, formula = state.cpu, state.mem, state.formula
+    full = _per_node(arr, ("balanced", cpu, mem, formula), lambda at: _balanced_vector(arr, cpu, mem, formula, at),
+                     lambda i: _balanced_scalar(arr, cpu, mem, formula, i))
+    return _gather(full, arr)
 
 
 def taint(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray:

@@ -68,6 +68,11 @@ class FastFilter:
         self.counts: dict[Any, np.ndarray] = {}
         # existing required anti-affinity terms: term key -> (AffinityTerm, pods per node)
         self.anti_terms: dict[Any, tuple[ipa.AffinityTerm, np.ndarray, list[int]]] = {}  # term, per node, [total]
+        self.anti_keys: list[Any] = []  # anti_terms' keys in insertion order
+        self.anti_version = 0  # bumped whenever a count in anti_terms changes
+        # incoming pod (namespace, labels) -> [anti_keys looked at, keys whose term matches it,
+        # anti_version of the mask, nodes those terms block (None: none)]
+        self.anti_cache: dict[Any, list] = {}
         for i, ni in enumerate(infos):
             for p in ni.pods_with_required_anti_affinity:
                 self._anti_add(p, i, +1)
@@ -106,8 +111,10 @@ class FastFilter:
             hit = self.anti_terms.get(key)
             if hit is None:
                 hit = self.anti_terms[key] = (ipa.AffinityTerm.of(pod, raw), np.zeros(self.n, dtype=np.int64), [0])
+                self.anti_keys.append(key)
             hit[1][i] += sign
             hit[2][0] += sign
+            self.anti_version += 1
 
     # ------------------------------------------------------------------ arrays
 
@@ -232,12 +239,33 @@ class FastFilter:
         return mask
 
     def _anti(self, pod: Pod, mask: np.ndarray) -> np.ndarray:
-        ns_labels = self.cluster.namespace_labels_of(pod.namespace)
-        # existing pods' required anti-affinity terms that match the incoming pod
-        for term, per_node, total in self.anti_terms.values():
-            if not total[0] or not term.matches(pod, ns_labels):
-                continue
-            mask = mask & ~self._blocked(term.topology_key, per_node)
+        # existing pods' required anti-affinity terms that match the incoming pod: a term matches
+        # by the pod's namespace (and its labels) and labels, so the matching terms are found once
+        # per (namespace, labels), and the nodes they block are kept until a count changes
+        sig = (pod.namespace, tuple(sorted(pod.labels.items())))
+        c = self.anti_cache.get(sig)
+        if c is None:
+            if len(self.anti_cache) > _MAX_CACHE:
+                self.anti_cache.clear()
+            c = self.anti_cache[sig] = [0, [], -1, None]
+        if c[0] < len(self.anti_keys):
+            ns_labels = self.cluster.namespace_labels_of(pod.namespace)
+            for key in self.anti_keys[c[0]:]:
+                if self.anti_terms[key][0].matches(pod, ns_labels):
+                    c[1].append(key)
+            c[0] = len(self.anti_keys)
+            c[2] = -1
+        if c[2] != self.anti_version:
+            blocked = None
+            for key in c[1]:
+                term, per_node, total = self.anti_terms[key]
+                if not total[0]:
+                    continue
+                b = self._blocked(term.topology_key, per_node)
+                blocked = b if blocked is None else (blocked | b)
+            c[2], c[3] = self.anti_version, blocked
+        if c[3] is not None:
+            mask = mask & ~c[3]
         aff = pod.spec.affinity
         if aff is None:
             return mask

@@ -25,6 +25,7 @@ from planner import controllers, plugins
 from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
 from planner.errors import InputError, UsageError
 from planner.framework import ClusterState
+from planner.plugins import score_arrays
 from planner.services.binding import bind_pod
 from planner.services.fastfilter import FastFilter, supports
 from planner.services.workloads import WorkloadRef, find_workload, is_running, owned_by, parse_workload
@@ -123,6 +124,7 @@ class Simulator:
             cs.track()  # every change below goes through own() / set_node(): the score caches read the journal
         self.fast = FastFilter(cs) if self.use_fast else None
         self.pos = {ni.name: i for i, ni in enumerate(cs.node_infos)}
+        self._names = np.array([ni.name for ni in cs.node_infos], dtype=object)
         return cs
 
     def _event(self, kind: str, **kw: Any) -> None:
@@ -217,15 +219,18 @@ class Simulator:
             else:
                 names = plugins.feasible_nodes(pod, self.cluster)
                 positions = np.array([self.pos[n] for n in names], dtype=np.int64)
-            feasible = self._nodes_to_score(positions)
-            if not feasible:
+            chosen = self._nodes_to_score(positions)
+            if not len(chosen):
                 if pod.key not in self.pending_since:
                     self.pending_since[pod.key] = self.step_index
                     self._event("pending", pod=pod.key)
                 continue
+            feasible: list[str] = self._names[chosen].tolist()
             if len(feasible) == 1:
                 host = feasible[0]
             else:
+                # the positions are known: the score arrays need not look the names up
+                score_arrays.arrays(self.cluster).known_positions(feasible, chosen)
                 scores = self.scoring.score_nodes(pod, self.cluster, feasible)
                 host = self.scoring.select_host(scores, self.rng)
             bound = bind_pod(self.cluster, pod, host)
@@ -242,25 +247,25 @@ class Simulator:
             moved = True
         return moved
 
-    def _nodes_to_score(self, positions: np.ndarray) -> list[str]:
+    def _nodes_to_score(self, positions: np.ndarray) -> np.ndarray:
         """schedule_one.go findNodesThatPassFilters: nodes are examined from nextStartNodeIndex and
         the search stops once numFeasibleNodesToFind nodes passed (adaptive percentage: 50% minus
         1% per 125 nodes, at least 5%, at least 100 nodes); the next pod starts where it stopped.
-        ``positions``: the feasible nodes' positions, ascending."""
-        infos = self.cluster.node_infos
-        n = len(infos)
+        ``positions``: the feasible nodes' positions, ascending; returns the positions of the nodes
+        to score, in the order they were found."""
+        n = len(self.cluster.node_infos)
         if not len(positions):
-            return []  # every node examined: nextStartNodeIndex moves a full turn
+            return positions  # every node examined: nextStartNodeIndex moves a full turn
         want = num_feasible_nodes_to_find(n)
         if want >= n:
-            return [infos[i].name for i in positions]
+            return positions
         start = self.next_start
         cut = int(np.searchsorted(positions, start))
         ranked = np.concatenate((positions[cut:], positions[:cut]))
         chosen = ranked[:want]
         processed = ((int(chosen[-1]) - start) % n) + 1 if len(chosen) == want else n
         self.next_start = (start + processed) % n
-        return [infos[i].name for i in chosen]
+        return chosen
 
     def settle(self) -> None:
         for _ in range(MAX_ROUNDS):
