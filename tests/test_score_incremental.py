@@ -49,3 +49,31 @@ def test_same_pods_scored_as_the_cluster_changes(seed, tracked):
                         requests={"memory": rng.choice((2**20, 2**31, 2**34))} if rng.random() < 0.5 else None)
                 c.add_pod(q)
                 added.append(q)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_positions_api_equals_score_nodes_and_select_host(seed):
+    """score_arrays.score_positions / select_index (the replay's) against scoring.score_nodes /
+    select_host: the same totals, and the same node drawn from the same seed."""
+    import numpy as np
+
+    from planner.plugins import score_arrays
+
+    rng = random.Random(seed)
+    nodes, pods = _random_cluster(rng)
+    c = cluster(nodes, pods)
+    index = {ni.name: i for i, ni in enumerate(c.node_infos)}
+    for _ in range(5):
+        p = _random_pod(rng)
+        feasible = [n.name for n in nodes if rng.random() < 0.7] or [nodes[-1].name]
+        rng.shuffle(feasible)
+        want = scoring.score_nodes(p, c, feasible)
+        got = score_arrays.score_positions(p, c, feasible, np.array([index[n] for n in feasible]))
+        assert dict(zip(feasible, got.tolist())) == want
+        for draw in range(3):
+            a, b = random.Random(draw), random.Random(draw)
+            assert feasible[score_arrays.select_index(got, a)] == scoring.select_host(want, b)
+            assert a.random() == b.random()  # as many draws
+        ties = np.array([rng.choice((5, 7, 7)) for _ in feasible])
+        a, b = random.Random(seed), random.Random(seed)
+        assert feasible[score_arrays.select_index(ties, a)] == scoring.select_host(dict(zip(feasible, ties.tolist())), b)

@@ -21,6 +21,7 @@ with ortools, a dependency of planner.
 
 from __future__ import annotations
 
+import random
 from collections import OrderedDict
 from operator import attrgetter
 from typing import Any
@@ -69,7 +70,16 @@ class _Counts:
             m = self.selector.matches
             cnt = self.cnt
             pods_lists = arr.pods_lists
+            appended = arr.appended
+            seen = self.gens
             for i in todo:
+                hit = appended.get(i)
+                if hit is not None and len(seen) == arr.n and hit[0] == seen[i]:
+                    # the node only gained this pod since this count looked at it
+                    p = hit[1]
+                    if not p.terminating and p.namespace == ns and m(p.labels):
+                        cnt[i] += 1
+                    continue
                 c = 0
                 for p in pods_lists[i]:
                     if not p.terminating and p.namespace == ns and m(p.labels):
@@ -121,6 +131,9 @@ class ClusterArrays:
         self.gens = np.zeros(n, dtype=np.int64)
         self.intolerable: dict[Any, np.ndarray] = {}
         self.per_node: dict[Any, list] = {}  # see _per_node
+        self.spread_prep: dict[Any, tuple] = {}  # see _spread_constraints
+        # node -> (its gen before, the pod) when its last change was that pod appended to its pods
+        self.appended: dict[int, tuple[int, Any]] = {}
 
     def changed_since(self, gens: np.ndarray) -> bool:
         return gens is not self.gens
@@ -145,9 +158,15 @@ class ClusterArrays:
             nodes = self.nodes
             if all(infos[i].node is nodes[i] for i in todo):
                 pods_lists = self.pods_lists
+                added: dict[int, Any] = {}
                 for i in todo:
-                    pods_lists[i] = infos[i].pods
-                self._recount(todo, pods_lists)
+                    p = pods_lists[i] = infos[i].pods
+                    # the old pods, less none, plus one at the end (add_pod appends, remove_pod
+                    # deletes): the sums only gain that pod's requests
+                    n_old = int(self.lens[i])
+                    if len(p) == n_old + 1 and (n_old == 0 or p[-2] is self.lasts[i]):
+                        added[i] = p[-1]
+                self._recount(todo, pods_lists, added)
                 for i in todo:  # the scan's view, should the journal be dropped
                     p = pods_lists[i]
                     self.lens[i] = len(p)
@@ -163,20 +182,31 @@ class ClusterArrays:
         last_ids = np.fromiter(map(id, lasts), dtype=np.uint64, count=n)
         changed = np.flatnonzero((lens != self.lens) | (last_ids != self.last_ids))
         if changed.size:
-            self._recount(changed.tolist(), pods_lists)
+            self._recount(changed.tolist(), pods_lists, {})
         self.pods_lists = pods_lists
         self.lens = lens
         self.last_ids = last_ids
         self.lasts = lasts  # keeps the last pods alive: their ids cannot be reused
         self.jpos = len(journal) if journal is not None else None
 
-    def _recount(self, todo: list[int], pods_lists: list) -> None:
+    def _recount(self, todo: list[int], pods_lists: list, added: dict[int, Any]) -> None:
+        """The sums of the nodes in ``todo``: from their pods, or, for the nodes in ``added``,
+        the old sums plus that one pod's."""
         nz_cpu, nz_mem, rq_cpu, rq_mem = self.nz_cpu, self.nz_mem, self.req_cpu, self.req_mem
         self.tick += 1
         gens = self.gens = self.gens.copy()  # a new array: _Counts compare theirs by identity first
+        appended = self.appended
         for i in todo:
-            c = m = rc = rm = 0
-            for p in pods_lists[i]:
+            one = added.get(i)
+            if one is not None:
+                appended[i] = (int(gens[i]), one)
+                c, m, rc, rm = int(nz_cpu[i]), int(nz_mem[i]), int(rq_cpu[i]), int(rq_mem[i])
+                pods = [one]
+            else:
+                appended.pop(i, None)
+                c = m = rc = rm = 0
+                pods = pods_lists[i]
+            for p in pods:
                 req = p.spec.requests
                 if CPU in req:
                     v = req[CPU]
@@ -420,39 +450,68 @@ def taint(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray:
     return MAX - (MAX * raw) // mx
 
 
+def _spread_constraints(arr: ClusterArrays, pod: Pod) -> tuple[list, bool, np.ndarray | None]:
+    """get_constraints and, with requireAllTopologies, the nodes that have every key; kept per
+    pod spec and labels (what they read of a pod with its own constraints) until a rebuild."""
+    spec = pod.spec
+    if not spec.topology_spread_constraints:
+        constraints, require_all = pts.get_constraints(pod)  # the defaults read more of the pod
+        return constraints, require_all, _all_keys(arr, constraints) if require_all and constraints else None
+    key = (id(spec), tuple(sorted(pod.labels.items())))
+    hit = arr.spread_prep.get(key)
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    constraints, require_all = pts.get_constraints(pod)
+    out = (constraints, require_all, _all_keys(arr, constraints) if require_all and constraints else None)
+    if len(arr.spread_prep) > 256:
+        arr.spread_prep.clear()
+    arr.spread_prep[key] = (spec, out)
+    return out
+
+
+def _all_keys(arr: ClusterArrays, constraints: list) -> np.ndarray:
+    all_keys = np.ones(arr.n, dtype=bool)
+    for c in constraints:
+        all_keys &= arr.label_codes(c.key)[1]
+    return all_keys
+
+
 def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
     """PodTopologySpread (score_podtopologyspread); None for Skip."""
     if arr.n == 0:
         return None
-    constraints, require_all = pts.get_constraints(pod)
+    constraints, require_all, all_keys = _spread_constraints(arr, pod)
     if not constraints:
         return None
     m = idx.size
-    valid = np.ones(m, dtype=bool)
-    all_keys = np.ones(arr.n, dtype=bool)
-    if require_all:
-        for c in constraints:
-            all_keys &= arr.label_codes(c.key)[1]
-        valid = all_keys[arr.sel]
-    n_valid = int(valid.sum())
+    sel = arr.sel
+    valid: np.ndarray | None = None  # None: every feasible node is valid
+    n_valid = m
+    if all_keys is not None:
+        valid = all_keys[sel]
+        n_valid = int(np.count_nonzero(valid))
+        if n_valid == m:
+            valid = None
     spec = pod.spec
     has_node_req = bool(spec.node_selector or (spec.affinity is not None and spec.affinity.node_required is not None))
-    total = np.zeros(m, dtype=np.float64)
+    total: Any = None
     for c in constraints:
         codes, has, ncodes = arr.label_codes(c.key)
-        sel = c.selector
-        cnt_all = arr.selector_counts(pod.namespace, sel) if sel is not None and not sel.empty else None
-        fcodes = codes[arr.sel]
+        csel = c.selector
+        cnt_all = arr.selector_counts(pod.namespace, csel) if csel is not None and not csel.empty else None
+        cnt: np.ndarray | None = None
         if c.is_hostname:
             weight = pts.topology_normalizing_weight(n_valid)
-            cnt = cnt_all[arr.sel] if cnt_all is not None else np.zeros(m, dtype=np.int64)
+            if cnt_all is not None:
+                cnt = cnt_all[sel]
         else:
+            fcodes = codes[sel]
             present = np.zeros(ncodes, dtype=bool)
-            present[fcodes[valid]] = True
+            present[fcodes if valid is None else fcodes[valid]] = True
             weight = pts.topology_normalizing_weight(int(present.sum()))
             if cnt_all is not None:
                 mask = present[codes]
-                if require_all:
+                if require_all and all_keys is not None:
                     mask &= all_keys
                 aff = c.affinity_policy == pts.HONOR and has_node_req
                 tnt = c.taints_policy == pts.HONOR
@@ -460,25 +519,52 @@ def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
                     mask &= arr.policy_mask(pod, aff, tnt)
                 per_code = np.bincount(codes[mask], weights=cnt_all[mask], minlength=ncodes).astype(np.int64)
                 cnt = per_code[fcodes]
-            else:
-                cnt = np.zeros(m, dtype=np.int64)
-        term = cnt.astype(np.float64) * weight + float(c.max_skew - 1)
-        total = total + np.where(has[arr.sel], term, 0.0)
+        # scoreForCount: cnt * weight + (maxSkew - 1), on the nodes that have the key
+        term: Any = float(c.max_skew - 1) if cnt is None else cnt.astype(np.float64) * weight + float(c.max_skew - 1)
+        part = np.where(has[sel], term, 0.0)
+        total = part if total is None else total + part
     r = np.floor(total)
     r = r + ((total - r) >= 0.5)
     raw = r.astype(np.int64)
-    # NormalizeScore
-    out = np.zeros(m, dtype=np.int64)
-    if not valid.any():
-        return out
-    rv = raw[valid]
+    # NormalizeScore over the valid nodes (0 for the others)
+    rv = raw if valid is None else raw[valid]
+    if not rv.size:
+        return np.zeros(m, dtype=np.int64)
     lo = int(rv.min())
     hi = int(rv.max())
-    if hi == 0:
-        out[valid] = MAX
-    else:
-        out[valid] = (MAX * (hi + lo - rv)) // hi
+    vals: Any = MAX if hi == 0 else (MAX * (hi + lo - rv)) // hi
+    if valid is None:
+        return np.full(m, MAX, dtype=np.int64) if hi == 0 else vals
+    out = np.zeros(m, dtype=np.int64)
+    out[valid] = vals
     return out
 
 
-__all__ = ["ClusterArrays", "arrays", "balanced", "fit", "spread", "taint"]
+# --------------------------------------------------------------------------- the replay's entry
+
+
+def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: np.ndarray) -> np.ndarray:
+    """planner.plugins.scoring.score_nodes' totals as an array in ``feasible`` order, for a caller
+    that knows the nodes' positions ``idx`` (the replay)."""
+    from planner.plugins import scoring  # it imports this module
+
+    arrays(cluster).known_positions(feasible, idx)
+    total = np.zeros(len(feasible), dtype=np.int64)
+    for _name, s in scoring._run(pod, cluster, feasible):
+        if s is not None:
+            total += s
+    return total
+
+
+def select_index(total: np.ndarray, rng: random.Random) -> int:
+    """planner.plugins.scoring.select_host on score_positions' array: the highest total, ties in
+    array order and one ``rng.randrange`` among them (none for a single best)."""
+    if not total.size:
+        raise ValueError("empty priority list")
+    tied = np.flatnonzero(total == total.max())
+    if len(tied) == 1:
+        return int(tied[0])
+    return int(tied[rng.randrange(len(tied))])
+
+
+__all__ = ["ClusterArrays", "arrays", "balanced", "fit", "score_positions", "select_index", "spread", "taint"]

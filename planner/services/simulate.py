@@ -113,7 +113,6 @@ class Simulator:
         self.pending_since: dict[str, int] = {}
         self.events: list[dict] = []
         self.placements = 0
-        self.scoring = _scoring()
 
     # ------------------------------------------------------------------ world
 
@@ -229,10 +228,9 @@ class Simulator:
             if len(feasible) == 1:
                 host = feasible[0]
             else:
-                # the positions are known: the score arrays need not look the names up
-                score_arrays.arrays(self.cluster).known_positions(feasible, chosen)
-                scores = self.scoring.score_nodes(pod, self.cluster, feasible)
-                host = self.scoring.select_host(scores, self.rng)
+                # scoring.score_nodes and select_host, on arrays (the positions are known)
+                totals = score_arrays.score_positions(pod, self.cluster, feasible, chosen)
+                host = feasible[score_arrays.select_index(totals, self.rng)]
             bound = bind_pod(self.cluster, pod, host)
             if self.fast is not None:
                 self.fast.on_bind(bound)
@@ -523,18 +521,6 @@ def _node_reasons(ev: plugins.Evaluation, limit: int = 6) -> list[str]:
         who = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1})"
         out.append(f"{who}: {text}")
     return out
-
-
-class _Scoring:
-    def __init__(self) -> None:
-        from planner.plugins import scoring
-
-        self.score_nodes = scoring.score_nodes
-        self.select_host = scoring.select_host
-
-
-def _scoring() -> _Scoring:
-    return _Scoring()
 
 
 # --------------------------------------------------------------------------- steps from files
