@@ -69,7 +69,8 @@ class _Counts:
             ns = self.ns
             m = self.selector.matches
             cnt = self.cnt
-            pods_lists = arr.pods_lists
+            infos = arr.infos
+            assert infos is not None
             appended = arr.appended
             seen = self.gens
             for i in todo:
@@ -81,7 +82,7 @@ class _Counts:
                         cnt[i] += 1
                     continue
                 c = 0
-                for p in pods_lists[i]:
+                for p in infos[i].by_namespace.get(ns, ()):  # the node's pods in ns
                     if not p.terminating and p.namespace == ns and m(p.labels):
                         c += 1
                 cnt[i] = c

@@ -155,9 +155,10 @@ class FastFilter:
         arr = self.counts.get(key)
         if arr is None:
             arr = np.zeros(self.n, dtype=np.int64)
+            spread = key[0] == "spread"  # counts one namespace: NodeInfo.by_namespace has its pods
             for i, ni in enumerate(self.cluster.node_infos):
                 c = 0
-                for p in ni.pods:
+                for p in (ni.by_namespace.get(key[1], ()) if spread else ni.pods):
                     if _key_matches(key, p):
                         c += 1
                 arr[i] = c
