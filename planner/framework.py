@@ -143,6 +143,29 @@ class ClusterState:
         # copy-on-write: names of node infos shared with another ClusterState (see clone)
         self._shared: set[str] = set()
         self._pos: dict[str, int] | None = None
+        # see track(): the names of the nodes changed, in order, when the owner journals them
+        self.journal: list[str] | None = None
+
+    def track(self) -> None:
+        """Journal every change from now on: the owner promises that pods are added and removed
+        only through own() (add_pod, remove_pod, binding.bind_pod) and node objects replaced only
+        through set_node(), so that caches over all nodes (planner/plugins/score_arrays.py,
+        score_interpodaffinity.py) can read the names in ``journal`` instead of comparing every
+        node (a replay binds thousands of pods into thousands of nodes)."""
+        if self.journal is None:
+            self.journal = []
+
+    def position(self, name: str) -> int:
+        """The node's index in node_infos."""
+        if self._pos is None:
+            self._pos = {x.name: i for i, x in enumerate(self.node_infos)}
+        return self._pos[name]
+
+    def set_node(self, name: str, node: Node) -> None:
+        """Replace a node object (a cordon) keeping its pods."""
+        ni = self.own(name)
+        ni.node = node
+        ni.generation += 1
 
     @classmethod
     def from_snapshot(cls, snap: Any, share_volumes: bool = False) -> ClusterState:
@@ -188,10 +211,10 @@ class ClusterState:
         if name in self._shared:
             self._shared.discard(name)
             ni = ni.clone()
-            if self._pos is None:
-                self._pos = {x.name: i for i, x in enumerate(self.node_infos)}
-            self.node_infos[self._pos[name]] = ni
+            self.node_infos[self.position(name)] = ni
             self.by_name[name] = ni
+        if self.journal is not None:
+            self.journal.append(name)
         return ni
 
     def namespace_labels_of(self, namespace: str) -> dict[str, str]:

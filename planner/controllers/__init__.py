@@ -33,6 +33,7 @@ claims whose owner is gone (pkg/controller/garbagecollector, reduced to ownerRef
 
 from __future__ import annotations
 
+import heapq
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -151,15 +152,29 @@ BASE_TIME = datetime(2024, 1, 1, tzinfo=UTC)
 _TS_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
+_PARSED: dict[str, datetime | None] = {}
+_PARSED_MAX = 1 << 20
+
+
 def parse_time(ts: str) -> datetime | None:
-    """An RFC 3339 creationTimestamp, or None when empty or unreadable."""
+    """An RFC 3339 creationTimestamp, or None when empty or unreadable (memoised: the controllers
+    compare the same timestamps over and over)."""
+    try:
+        return _PARSED[ts]
+    except KeyError:
+        pass
     if not ts:
         return None
     try:
-        t = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+        t: datetime | None = datetime.fromisoformat(ts.replace("Z", "+00:00"))
     except ValueError:
-        return None
-    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+        t = None
+    if t is not None and t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[ts] = t
+    return t
 
 
 class Clock:
@@ -232,6 +247,11 @@ class Index:
             self.replicasets.setdefault(k, {})[rs.key] = None
         self._stamp(rs.creation_timestamp)
 
+    def remove_replicaset(self, rs: ReplicaSet) -> None:
+        k = self._owner(rs.namespace, rs.owner)
+        if k is not None:
+            self.replicasets.get(k, {}).pop(rs.key, None)
+
     def owned_pods(self, snap: Snapshot, namespace: str, kind: str, name: str) -> list[Pod]:
         keys = self.pods.get((namespace, kind, name), {})
         return [snap.pods[k] for k in keys if k in snap.pods]
@@ -239,6 +259,57 @@ class Index:
     def owned_replicasets(self, snap: Snapshot, namespace: str, kind: str, name: str) -> list[ReplicaSet]:
         keys = self.replicasets.get((namespace, kind, name), {})
         return [snap.replicasets[k] for k in keys if k in snap.replicasets]
+
+
+class TrackedIndex(Index):
+    """An Index kept for the whole replay (planner.controllers.Reconciler): the creation times of
+    the pods and ReplicaSets that exist are kept as a multiset, so that ``begin_pass`` sets
+    ``latest`` to what a fresh Index would find (the newest object that exists now, BASE_TIME at
+    least); within a pass ``latest`` only rises, as a fresh Index does while ``_apply`` adds to it."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self._times: dict[tuple[str, str], datetime] = {}  # ("Pod" | "ReplicaSet", key) -> creation time
+        self._count: dict[datetime, int] = {}
+        self._heap: list[tuple[float, datetime]] = []  # (-timestamp, time), stale entries popped lazily
+        super().__init__(snap)
+
+    def _track(self, kind: str, key: str, ts: str) -> None:
+        self._untrack(kind, key)
+        t = parse_time(ts)
+        if t is None:
+            return
+        self._times[(kind, key)] = t
+        c = self._count.get(t, 0)
+        self._count[t] = c + 1
+        if c == 0:
+            heapq.heappush(self._heap, (-t.timestamp(), t))
+
+    def _untrack(self, kind: str, key: str) -> None:
+        t = self._times.pop((kind, key), None)
+        if t is not None:
+            self._count[t] -= 1
+
+    def add_pod(self, p: Pod) -> None:
+        super().add_pod(p)
+        self._track("Pod", p.key, p.creation_timestamp)
+
+    def remove_pod(self, p: Pod) -> None:
+        super().remove_pod(p)
+        self._untrack("Pod", p.key)
+
+    def add_replicaset(self, rs: ReplicaSet) -> None:
+        super().add_replicaset(rs)
+        self._track("ReplicaSet", rs.key, rs.creation_timestamp)
+
+    def remove_replicaset(self, rs: ReplicaSet) -> None:
+        super().remove_replicaset(rs)
+        self._untrack("ReplicaSet", rs.key)
+
+    def begin_pass(self) -> None:
+        heap, count = self._heap, self._count
+        while heap and count.get(heap[0][1], 0) <= 0:
+            heapq.heappop(heap)
+        self.latest = max(heap[0][1], BASE_TIME) if heap else BASE_TIME
 
 
 def index_of(snap: Snapshot) -> Index:
@@ -395,14 +466,13 @@ def apply(snap: Snapshot, actions: list[Action]) -> None:
         _apply(snap, actions)
         for key in sorted(snap.statefulsets):
             sync_statefulset_status(snap, key)
-    for name, attr in vars(type(snap)).items():
-        if isinstance(attr, cached_property):
-            snap.__dict__.pop(name, None)
+    _drop_derived(snap)
 
 
-def _apply(snap: Snapshot, actions: list[Action]) -> set[str]:
+def _apply(snap: Snapshot, actions: list[Action], removed: list[Pod] | None = None, marks: Reconciler | None = None) -> set[str]:
     """The actions themselves (keeping an attached index current); returns the keys of the
-    StatefulSets whose pods changed."""
+    StatefulSets whose pods changed.  ``removed`` collects the pods deleted; ``marks`` (the
+    replay's Reconciler) learns which objects changed."""
     ix = snap.__dict__.get(_INDEX_ATTR)
     ix = ix if isinstance(ix, Index) else None
     touched: set[str] = set()
@@ -410,12 +480,17 @@ def _apply(snap: Snapshot, actions: list[Action]) -> set[str]:
     def note(p: Pod) -> None:
         if p.owner is not None and p.owner.kind == "StatefulSet":
             touched.add(f"{p.namespace}/{p.owner.name}")
+        if marks is not None:
+            marks.pod_changed(p)
 
     for a in actions:
         if isinstance(a, CreatePod):
             old = snap.pods.get(a.pod.key)
-            if old is not None and ix is not None:
-                ix.remove_pod(old)
+            if old is not None:
+                if ix is not None:
+                    ix.remove_pod(old)
+                if marks is not None:
+                    marks.pod_changed(old)
             snap.pods[a.pod.key] = a.pod
             if ix is not None:
                 ix.add_pod(a.pod)
@@ -425,11 +500,15 @@ def _apply(snap: Snapshot, actions: list[Action]) -> set[str]:
             if gone is not None:
                 if ix is not None:
                     ix.remove_pod(gone)
+                if removed is not None:
+                    removed.append(gone)
                 note(gone)
         elif isinstance(a, CreateReplicaSet):
             snap.replicasets[a.rs.key] = a.rs
             if ix is not None:
                 ix.add_replicaset(a.rs)
+            if marks is not None:
+                marks.replicaset_changed(a.rs)
         elif isinstance(a, ScaleReplicaSet):
             rs = snap.replicasets.get(a.key)
             if rs is not None:
@@ -437,15 +516,177 @@ def _apply(snap: Snapshot, actions: list[Action]) -> set[str]:
                 if a.annotations:
                     ann.update(a.annotations)
                 snap.replicasets[a.key] = replace(rs, replicas=a.replicas, annotations=ann)
+                if marks is not None:
+                    marks.replicaset_changed(rs)
         elif isinstance(a, CreateClaim):
             snap.pvcs[a.pvc.key] = a.pvc
+            if marks is not None:
+                marks.claim_changed(a.pvc.namespace)
         elif isinstance(a, DeleteClaim):
             pvc = snap.pvcs.pop(a.key, None)
             if pvc is not None:
                 _release_volume(snap, pvc)
+                if marks is not None:
+                    marks.claim_changed(pvc.namespace)
         else:  # pragma: no cover - the union is closed
             raise TypeError(f"not an action: {a!r}")
     return touched
+
+
+def _drop_derived(snap: Snapshot) -> None:
+    for name, attr in vars(type(snap)).items():
+        if isinstance(attr, cached_property):
+            snap.__dict__.pop(name, None)
+
+
+class Reconciler:
+    """The controllers as the replay runs them: ``reconcile`` then ``apply``, over a snapshot
+    that the replay keeps changing, with the work of a pass limited to what changed.
+
+    The controllers are level-triggered: a sync reads its own object and the objects it owns
+    (a Deployment: its ReplicaSets and their pods; a ReplicaSet: its pods; a StatefulSet: its
+    pods and claims), and, given the same inputs, returns the same actions.  A sync that returned
+    nothing returns nothing again until one of those inputs changes.  So a pass that syncs only
+    the *dirty* objects (whose inputs changed since their last sync; every object on the first
+    pass), in the order of ``reconcile`` (Deployments by key, then ReplicaSets, then
+    StatefulSets, each phase taking the objects dirty when it starts, so that a ReplicaSet the
+    Deployment phase scaled is synced in the same pass), returns exactly the actions of the full
+    pass.  The creation clock is the full pass's too: ``TrackedIndex.begin_pass``.
+
+    ``reconcile`` applies the actions as it goes (the full pass applies them to a copy, then
+    ``apply`` to the snapshot: the same objects in the same dict order, as no pass creates and
+    deletes one pod), syncs the StatefulSet statuses ``apply`` would sync, and returns the actions
+    and the pods it deleted.  The replay reports every other change through ``pod_changed`` (a
+    bind), ``pod_removed`` and ``tables_changed`` (after a step).
+    """
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.snap = snap
+        self.index = TrackedIndex(snap)
+        snap.__dict__[_INDEX_ATTR] = self.index
+        self.everything = True
+        self.deployments: set[str] = set()
+        self.replicasets: set[str] = set()
+        self.statefulsets: set[str] = set()
+        self.unsynced: set[str] = set(snap.statefulsets)  # StatefulSets apply() has to sync
+
+    def detach(self) -> None:
+        if self.snap.__dict__.get(_INDEX_ATTR) is self.index:
+            del self.snap.__dict__[_INDEX_ATTR]
+
+    # ------------------------------------------------------------------ what changed
+
+    def pod_changed(self, p: Pod) -> None:
+        o = p.owner
+        if o is None:
+            return
+        if o.kind == "ReplicaSet":
+            key = f"{p.namespace}/{o.name}"
+            self.replicasets.add(key)
+            rs = self.snap.replicasets.get(key)
+            if rs is not None:
+                self._owner_deployment(rs)
+        elif o.kind == "StatefulSet":
+            key = f"{p.namespace}/{o.name}"
+            self.statefulsets.add(key)
+            self.unsynced.add(key)
+
+    def pod_removed(self, p: Pod) -> None:
+        """A pod the replay deleted from the snapshot itself."""
+        self.index.remove_pod(p)
+        self.pod_changed(p)
+
+    def _owner_deployment(self, rs: ReplicaSet) -> None:
+        if rs.owner is not None and rs.owner.kind == "Deployment":
+            self.deployments.add(f"{rs.namespace}/{rs.owner.name}")
+
+    def replicaset_changed(self, rs: ReplicaSet) -> None:
+        self.replicasets.add(rs.key)
+        self._owner_deployment(rs)
+        cur = self.snap.replicasets.get(rs.key)
+        if cur is not None and cur is not rs:
+            self._owner_deployment(cur)
+
+    def statefulset_changed(self, key: str) -> None:
+        self.statefulsets.add(key)
+        self.unsynced.add(key)
+
+    def claim_changed(self, namespace: str) -> None:
+        for key in self.snap.statefulsets:
+            if key.startswith(namespace + "/"):
+                self.statefulsets.add(key)
+
+    def tables(self) -> tuple[dict, dict, dict, dict]:
+        """The workload and claim tables as they are (before a step; see tables_changed)."""
+        s = self.snap
+        return dict(s.deployments), dict(s.replicasets), dict(s.statefulsets), dict(s.pvcs)
+
+    def tables_changed(self, before: tuple[dict, dict, dict, dict]) -> None:
+        """Mark what a step added, replaced or removed in those tables (pods: pod_removed)."""
+        s = self.snap
+        deps, rss, stss, pvcs = before
+        for key in _diff(deps, s.deployments):
+            self.deployments.add(key)
+        for key in _diff(rss, s.replicasets):
+            old, new = rss.get(key), s.replicasets.get(key)
+            if old is not None:
+                self.index.remove_replicaset(old)
+                self.replicaset_changed(old)
+            if new is not None:
+                self.index.add_replicaset(new)
+                self.replicaset_changed(new)
+        for key in _diff(stss, s.statefulsets):
+            self.statefulset_changed(key)
+        for ns in {k.split("/", 1)[0] for k in _diff(pvcs, s.pvcs)}:
+            self.claim_changed(ns)
+
+    # ------------------------------------------------------------------ a pass
+
+    def _take(self, dirty: set[str], table: dict) -> list[str]:
+        keys = sorted(table) if self.everything else sorted(k for k in dirty if k in table)
+        dirty.clear()
+        return keys
+
+    def _sync(self, key: str) -> None:
+        before = self.snap.statefulsets.get(key)
+        sync_statefulset_status(self.snap, key)
+        if self.snap.statefulsets.get(key) is not before:
+            self.statefulsets.add(key)  # its stored revisions are an input of its next sync
+        self.unsynced.discard(key)
+
+    def reconcile(self) -> tuple[list[Action], list[Pod]]:
+        """One pass (``reconcile`` + ``apply``); returns the actions and the pods deleted."""
+        snap = self.snap
+        self.index.begin_pass()
+        out: list[Action] = []
+        removed: list[Pod] = []
+
+        def run(actions: list[Action]) -> None:
+            for key in sorted(_apply(snap, actions, removed, self)):
+                self._sync(key)
+            out.extend(actions)
+
+        for key in self._take(self.deployments, snap.deployments):
+            run(reconcile_deployment(snap, key))
+        for key in self._take(self.replicasets, snap.replicasets):
+            run(reconcile_replicaset(snap, key))
+        for key in self._take(self.statefulsets, snap.statefulsets):
+            run(reconcile_statefulset(snap, key))
+        run(collect_claims(snap))
+        self.everything = False
+        if out:
+            for key in sorted(k for k in self.unsynced if k in snap.statefulsets):
+                self._sync(key)
+            self.unsynced.clear()
+            _drop_derived(snap)
+        return out, removed
+
+
+def _diff(before: dict, after: dict) -> list[str]:
+    """Keys added, removed or bound to another object."""
+    out = [k for k, v in after.items() if before.get(k) is not v]
+    out.extend(k for k in before if k not in after)
+    return out
 
 
 def _release_volume(snap: Snapshot, pvc: PersistentVolumeClaim) -> None:
@@ -489,7 +730,9 @@ __all__ = [
     "CreateReplicaSet",
     "DeleteClaim",
     "DeletePod",
+    "Reconciler",
     "ScaleReplicaSet",
+    "TrackedIndex",
     "apply",
     "can_evict",
     "collect_claims",

@@ -31,7 +31,7 @@ keeps what scheduling needs (images included) but not, for example, environment 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from planner.controllers import (
     Action,
@@ -140,15 +140,60 @@ def _strip_hash(t: PodTemplate) -> PodTemplate:
     return replace(t, labels={k: v for k, v in t.labels.items() if k != LABEL_POD_TEMPLATE_HASH})
 
 
+_TEMPLATE_FIELDS = tuple(f.name for f in fields(PodTemplate) if f.compare)
+
+
 def equal_ignore_hash(t1: PodTemplate, t2: PodTemplate) -> bool:
-    """deployment_util.go EqualIgnoreHash: equal templates once pod-template-hash is removed."""
-    return _strip_hash(t1) == _strip_hash(t2)
+    """deployment_util.go EqualIgnoreHash: equal templates once pod-template-hash is removed.
+
+    ``_strip_hash(t1) == _strip_hash(t2)``, field by field without building the copies, and
+    remembered per pair of template objects (a sync compares the same ones several times; the
+    entry holds both, so their ids stay theirs)."""
+    if t1 is t2:
+        return True
+    hit = _EQUAL.get((id(t1), id(t2)))
+    if hit is not None and hit[0] is t1 and hit[1] is t2:
+        return hit[2]
+    if len(_EQUAL) >= _EQUAL_MAX:
+        _EQUAL.clear()
+    eq = _equal_ignore_hash(t1, t2)
+    _EQUAL[(id(t1), id(t2))] = (t1, t2, eq)
+    return eq
+
+
+_EQUAL: dict[tuple[int, int], tuple[PodTemplate, PodTemplate, bool]] = {}
+_EQUAL_MAX = 1 << 16
+
+
+def _equal_ignore_hash(t1: PodTemplate, t2: PodTemplate) -> bool:
+    if type(t1) is not PodTemplate or type(t2) is not PodTemplate:
+        return _strip_hash(t1) == _strip_hash(t2)
+    for name in _TEMPLATE_FIELDS:
+        a, b = getattr(t1, name), getattr(t2, name)
+        if name == "labels":
+            if LABEL_POD_TEMPLATE_HASH in a:
+                a = {k: v for k, v in a.items() if k != LABEL_POD_TEMPLATE_HASH}
+            if LABEL_POD_TEMPLATE_HASH in b:
+                b = {k: v for k, v in b.items() if k != LABEL_POD_TEMPLATE_HASH}
+        if a is not b and not a == b:
+            return False
+    return True
 
 
 def _by_creation(rs: ReplicaSet) -> tuple:
     """controller_utils.go ReplicaSetsByCreationTimestamp (an empty timestamp sorts first)."""
-    t = parse_time(rs.creation_timestamp)
-    return (t is not None, t.timestamp() if t is not None else 0.0, rs.name)
+    ts = rs.creation_timestamp
+    k = _CREATION_KEYS.get(ts)
+    if k is None:
+        t = parse_time(ts)
+        k = (t is not None, t.timestamp() if t is not None else 0.0)
+        if len(_CREATION_KEYS) >= _EQUAL_MAX:
+            _CREATION_KEYS.clear()
+        _CREATION_KEYS[ts] = k
+    return (k[0], k[1], rs.name)
+
+
+_CREATION_KEYS: dict[str, tuple[bool, float]] = {}
 
 
 def replicasets_of(snap: Snapshot, d: Deployment) -> list[ReplicaSet]:
@@ -291,6 +336,8 @@ class _DeploymentSync:
         self.actions: list[Action] = []
         self.clock = Clock(snap)
         self._status: dict[str, ReplicaSetStatus] = {}
+        # the last getAllReplicaSetsAndSyncRevision that changed nothing: (ReplicaSets it saw, new, old)
+        self._all: tuple[tuple[int, ...], ReplicaSet | None, list[ReplicaSet]] | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -315,10 +362,18 @@ class _DeploymentSync:
 
     def get_all_replicasets_and_sync_revision(self, create: bool) -> tuple[ReplicaSet | None, list[ReplicaSet]]:
         """sync.go getAllReplicaSetsAndSyncRevision: the new ReplicaSet (created if asked) and all
-        old ones."""
+        old ones.  (A second call on the same ReplicaSets returns what the first did when that
+        one changed nothing and found the new ReplicaSet, or was not asked to create it.)"""
+        seen = tuple(map(id, self.rss.values()))
+        hit = self._all
+        if hit is not None and hit[0] == seen and (hit[1] is not None or not create):
+            return hit[1], list(hit[2])
+        n_actions = len(self.actions)
         rs_list = sorted(self.rss.values(), key=_by_creation)
         _, all_old = find_old_replicasets(self.d, rs_list)
         new = self.get_new_replicaset(rs_list, all_old, create)
+        if len(self.actions) == n_actions and tuple(map(id, self.rss.values())) == seen:
+            self._all = (seen, new, list(all_old))
         return new, all_old
 
     def get_new_replicaset(self, rs_list: list[ReplicaSet], old: list[ReplicaSet], create: bool) -> ReplicaSet | None:

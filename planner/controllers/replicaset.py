@@ -109,6 +109,7 @@ def _deletion_cost(p: Pod) -> int:
         return 0
 
 
+_TERMINAL = ("Succeeded", "Failed")  # Pod.terminal
 _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
 
 
@@ -196,6 +197,21 @@ def reconcile_replicaset(snap: Snapshot, key: str) -> list[Action]:
 def _reconcile_replicaset(snap: Snapshot, key: str) -> list[Action]:
     rs = snap.replicasets.get(key)
     if rs is None:
+        return []
+    # the common case first: as many active pods as replicas, nothing to do (no sort, no clock);
+    # the count of pods_of_replicaset's active pods, inlined
+    keys = index_of(snap).pods.get((rs.namespace, "ReplicaSet", rs.name), {})
+    pods = snap.pods
+    name, uid = rs.name, rs.uid
+    active = 0
+    for k in keys:
+        p = pods.get(k)
+        if p is None or p.phase in _TERMINAL or p.terminating:
+            continue
+        o = p.owner  # controlled_by(p.owner, "ReplicaSet", name, uid)
+        if o is not None and o.controller and o.kind == "ReplicaSet" and o.name == name and (not o.uid or not uid or o.uid == uid):
+            active += 1
+    if active == rs.replicas:
         return []
     filtered = [p for p in pods_of_replicaset(snap, rs) if is_pod_active(p)]
     diff = len(filtered) - rs.replicas

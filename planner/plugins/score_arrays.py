@@ -21,6 +21,7 @@ with ortools, a dependency of planner.
 
 from __future__ import annotations
 
+import random
 from collections import OrderedDict
 from operator import attrgetter
 from typing import Any
@@ -45,16 +46,14 @@ _MAX_SELECTORS = 64
 class _Counts:
     """Matching pods of one (namespace, selector) on every node, by node position."""
 
-    __slots__ = ("ns", "selector", "cnt", "lens", "last_ids", "lasts", "epoch")
+    __slots__ = ("ns", "selector", "cnt", "gens", "epoch")
 
     def __init__(self, ns: str, selector: LabelSelector) -> None:
         self.ns = ns
         self.selector = selector
         self.epoch = -1
         self.cnt = np.zeros(0, dtype=np.int64)
-        self.lens = np.zeros(0, dtype=np.int64)
-        self.last_ids = np.zeros(0, dtype=np.uint64)
-        self.lasts: list = []
+        self.gens = np.zeros(0, dtype=np.int64)
 
     def sync(self, arr: ClusterArrays) -> np.ndarray:
         if self.epoch != arr.epoch:
@@ -62,22 +61,32 @@ class _Counts:
             self.cnt = np.zeros(n, dtype=np.int64)
             todo: list[int] = list(range(n))
             self.epoch = arr.epoch
+        elif arr.changed_since(self.gens):
+            todo = np.flatnonzero(arr.gens != self.gens).tolist()
         else:
-            todo = np.flatnonzero((arr.lens != self.lens) | (arr.last_ids != self.last_ids)).tolist()
+            todo = []
         if todo:
             ns = self.ns
             m = self.selector.matches
             cnt = self.cnt
-            pods_lists = arr.pods_lists
+            infos = arr.infos
+            assert infos is not None
+            appended = arr.appended
+            seen = self.gens
             for i in todo:
+                hit = appended.get(i)
+                if hit is not None and len(seen) == arr.n and hit[0] == seen[i]:
+                    # the node only gained this pod since this count looked at it
+                    p = hit[1]
+                    if not p.terminating and p.namespace == ns and m(p.labels):
+                        cnt[i] += 1
+                    continue
                 c = 0
-                for p in pods_lists[i]:
+                for p in infos[i].by_namespace.get(ns, ()):  # the node's pods in ns
                     if not p.terminating and p.namespace == ns and m(p.labels):
                         c += 1
                 cnt[i] = c
-        self.lens = arr.lens
-        self.last_ids = arr.last_ids
-        self.lasts = arr.lasts  # keeps the pods alive: their ids cannot be reused
+        self.gens = arr.gens
         return self.cnt
 
 
@@ -92,6 +101,9 @@ class ClusterArrays:
         self.counts: OrderedDict[tuple[str, LabelSelector], _Counts] = OrderedDict()
         self.last_feasible: list[str] | None = None
         self.last_idx = np.zeros(0, dtype=np.intp)
+        self.jpos: int | None = None  # how much of cluster.journal has been read (None: not journalled)
+        self.gens = np.zeros(0, dtype=np.int64)  # per node, bumped when its pods change (a new array then)
+        self.tick = 0
 
     # ------------------------------------------------------------------ static part
 
@@ -117,14 +129,51 @@ class ClusterArrays:
         self.nz_mem = np.zeros(n, dtype=np.int64)
         self.last_feasible = None
         self.sel: Any = None
+        self.gens = np.zeros(n, dtype=np.int64)
+        self.intolerable: dict[Any, np.ndarray] = {}
+        self.per_node: dict[Any, list] = {}  # see _per_node
+        self.spread_prep: dict[Any, tuple] = {}  # see _spread_constraints
+        # node -> (its gen before, the pod) when its last change was that pod appended to its pods
+        self.appended: dict[int, tuple[int, Any]] = {}
+
+    def changed_since(self, gens: np.ndarray) -> bool:
+        return gens is not self.gens
 
     def refresh(self) -> None:
         """Revalidate against the cluster; recompute what changed.
 
-        Pods and requests are read from the node infos on every call (never from copies), so a
-        node info whose ``pods`` list were replaced is seen as well.
+        A journalled cluster (ClusterState.track) names the nodes changed since the last call;
+        otherwise every node is compared (node object, pod count, identity of the last pod).
+        Pods and requests are read from the node infos (never from copies), so a node info whose
+        ``pods`` list were replaced is seen as well.
         """
-        infos = self.cluster.node_infos
+        cluster = self.cluster
+        infos = cluster.node_infos
+        journal = cluster.journal
+        if journal is not None and self.jpos is not None and infos is self.infos and len(infos) == self.n:
+            if len(journal) == self.jpos:
+                return
+            index = self.index
+            todo = sorted({index[name] for name in journal[self.jpos:]})
+            self.jpos = len(journal)
+            nodes = self.nodes
+            if all(infos[i].node is nodes[i] for i in todo):
+                pods_lists = self.pods_lists
+                added: dict[int, Any] = {}
+                for i in todo:
+                    p = pods_lists[i] = infos[i].pods
+                    # the old pods, less none, plus one at the end (add_pod appends, remove_pod
+                    # deletes): the sums only gain that pod's requests
+                    n_old = int(self.lens[i])
+                    if len(p) == n_old + 1 and (n_old == 0 or p[-2] is self.lasts[i]):
+                        added[i] = p[-1]
+                self._recount(todo, pods_lists, added)
+                for i in todo:  # the scan's view, should the journal be dropped
+                    p = pods_lists[i]
+                    self.lens[i] = len(p)
+                    self.lasts[i] = p[-1] if p else None
+                    self.last_ids[i] = id(self.lasts[i])
+                return
         if infos is not self.infos or len(infos) != self.n or list(map(_get_node, infos)) != self.nodes:
             self._rebuild()
         n = self.n
@@ -134,31 +183,49 @@ class ClusterArrays:
         last_ids = np.fromiter(map(id, lasts), dtype=np.uint64, count=n)
         changed = np.flatnonzero((lens != self.lens) | (last_ids != self.last_ids))
         if changed.size:
-            nz_cpu, nz_mem, rq_cpu, rq_mem = self.nz_cpu, self.nz_mem, self.req_cpu, self.req_mem
-            for i in changed.tolist():
-                c = m = rc = rm = 0
-                for p in pods_lists[i]:
-                    req = p.spec.requests
-                    if CPU in req:
-                        v = req[CPU]
-                        c += v
-                        rc += v
-                    else:
-                        c += _DEF_CPU
-                    if MEMORY in req:
-                        v = req[MEMORY]
-                        m += v
-                        rm += v
-                    else:
-                        m += _DEF_MEM
-                nz_cpu[i] = c
-                nz_mem[i] = m
-                rq_cpu[i] = rc  # NodeInfo.Requested
-                rq_mem[i] = rm
+            self._recount(changed.tolist(), pods_lists, {})
         self.pods_lists = pods_lists
         self.lens = lens
         self.last_ids = last_ids
         self.lasts = lasts  # keeps the last pods alive: their ids cannot be reused
+        self.jpos = len(journal) if journal is not None else None
+
+    def _recount(self, todo: list[int], pods_lists: list, added: dict[int, Any]) -> None:
+        """The sums of the nodes in ``todo``: from their pods, or, for the nodes in ``added``,
+        the old sums plus that one pod's."""
+        nz_cpu, nz_mem, rq_cpu, rq_mem = self.nz_cpu, self.nz_mem, self.req_cpu, self.req_mem
+        self.tick += 1
+        gens = self.gens = self.gens.copy()  # a new array: _Counts compare theirs by identity first
+        appended = self.appended
+        for i in todo:
+            one = added.get(i)
+            if one is not None:
+                appended[i] = (int(gens[i]), one)
+                c, m, rc, rm = int(nz_cpu[i]), int(nz_mem[i]), int(rq_cpu[i]), int(rq_mem[i])
+                pods = [one]
+            else:
+                appended.pop(i, None)
+                c = m = rc = rm = 0
+                pods = pods_lists[i]
+            for p in pods:
+                req = p.spec.requests
+                if CPU in req:
+                    v = req[CPU]
+                    c += v
+                    rc += v
+                else:
+                    c += _DEF_CPU
+                if MEMORY in req:
+                    v = req[MEMORY]
+                    m += v
+                    rm += v
+                else:
+                    m += _DEF_MEM
+            nz_cpu[i] = c
+            nz_mem[i] = m
+            rq_cpu[i] = rc  # NodeInfo.Requested
+            rq_mem[i] = rm
+            gens[i] = self.tick
 
     def positions(self, feasible: list[str]) -> np.ndarray:
         """Node positions of ``feasible``; also sets ``self.sel``, the same as an index (a slice when
@@ -174,6 +241,13 @@ class ClusterArrays:
         self.last_idx = idx
         self.sel = slice(None) if idx.size == self.n and bool((idx == np.arange(self.n)).all()) else idx
         return idx
+
+    def known_positions(self, feasible: list[str], idx: np.ndarray) -> None:
+        """The caller knows the positions of ``feasible`` (the replay): positions() need not look
+        them up.  ``idx`` must be the nodes of ``feasible``, in that order."""
+        self.last_feasible = feasible
+        self.last_idx = idx = np.asarray(idx, dtype=np.intp)
+        self.sel = slice(None) if idx.size == self.n and bool((idx == np.arange(self.n)).all()) else idx
 
     def label_codes(self, key: str) -> tuple[np.ndarray, np.ndarray, int]:
         """(code of labels.get(key, "") per node, whether the node has the key, number of codes)."""
@@ -248,17 +322,62 @@ def _least(r: np.ndarray, a: np.ndarray) -> np.ndarray:
     return out
 
 
+def _per_node(arr: ClusterArrays, key: Any, vector: Any, scalar: Any) -> np.ndarray:
+    """A score that depends only on the node and the pod's ``key``, for every node: computed
+    once by ``vector(positions)``, then for the nodes whose pods changed since (arr.gens) by
+    ``scalar(position)`` (the same formula in Python numbers, cheaper for a few nodes) or, for
+    many, ``vector`` again."""
+    ent = arr.per_node.get(key)
+    if ent is None or ent[0] != arr.epoch:
+        if len(arr.per_node) > 64:
+            arr.per_node.clear()
+        ent = arr.per_node[key] = [arr.epoch, arr.gens, vector(np.arange(arr.n))]
+    elif ent[1] is not arr.gens:
+        changed = np.flatnonzero(arr.gens != ent[1])
+        vals = ent[2]
+        if changed.size > 32:
+            vals[changed] = vector(changed)
+        else:
+            for i in changed.tolist():
+                vals[i] = scalar(i)
+        ent[1] = arr.gens
+    return ent[2]
+
+
+def _gather(full: np.ndarray, arr: ClusterArrays) -> np.ndarray:
+    """The feasible nodes' values, never a view of a cache."""
+    out = full[arr.sel]
+    return out.copy() if isinstance(arr.sel, slice) else out
+
+
+def _fit_vector(arr: ClusterArrays, pcpu: int, pmem: int, at: np.ndarray) -> np.ndarray:
+    ac = arr.alloc_cpu[at]
+    am = arr.alloc_mem[at]
+    s = _least(arr.nz_cpu[at] + pcpu, ac) * nr.CPU_WEIGHT + _least(arr.nz_mem[at] + pmem, am) * nr.MEMORY_WEIGHT
+    w = (ac != 0) * nr.CPU_WEIGHT + (am != 0) * nr.MEMORY_WEIGHT
+    return np.where(w > 0, s // np.maximum(w, 1), 0)
+
+
+def _fit_scalar(arr: ClusterArrays, pcpu: int, pmem: int, i: int) -> int:
+    ac, am = int(arr.alloc_cpu[i]), int(arr.alloc_mem[i])
+    s = w = 0
+    if ac:
+        r = int(arr.nz_cpu[i]) + pcpu
+        s += (((ac - r) * MAX) // ac if r <= ac else 0) * nr.CPU_WEIGHT
+        w += nr.CPU_WEIGHT
+    if am:
+        r = int(arr.nz_mem[i]) + pmem
+        s += (((am - r) * MAX) // am if r <= am else 0) * nr.MEMORY_WEIGHT
+        w += nr.MEMORY_WEIGHT
+    return s // w if w > 0 else 0
+
+
 def fit(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray:
     """NodeResourcesFit LeastAllocated on cpu and memory (score_noderesources.fit_score)."""
     pcpu, pmem = nr.nonzero_requests(pod)
-    ac = arr.alloc_cpu[arr.sel]
-    am = arr.alloc_mem[arr.sel]
-    s = (
-        _least(arr.nz_cpu[arr.sel] + pcpu, ac) * nr.CPU_WEIGHT
-        + _least(arr.nz_mem[arr.sel] + pmem, am) * nr.MEMORY_WEIGHT
-    )
-    w = (ac != 0) * nr.CPU_WEIGHT + (am != 0) * nr.MEMORY_WEIGHT
-    return np.where(w > 0, s // np.maximum(w, 1), 0)
+    full = _per_node(arr, ("fit", pcpu, pmem), lambda at: _fit_vector(arr, pcpu, pmem, at),
+                     lambda i: _fit_scalar(arr, pcpu, pmem, i))
+    return _gather(full, arr)
 
 
 def _balance(uc: np.ndarray, um: np.ndarray, ac: np.ndarray, am: np.ndarray) -> np.ndarray:
@@ -268,72 +387,132 @@ def _balance(uc: np.ndarray, um: np.ndarray, ac: np.ndarray, am: np.ndarray) -> 
         return ((1 - np.abs((fc - fm) / 2)) * MAX).astype(np.int64)
 
 
-def balanced(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
-    """NodeResourcesBalancedAllocation (score_noderesources.balanced_score); None for Skip."""
-    state = nr.balanced_pre_score(pod, arr.cluster, [])
-    if not isinstance(state, nr.BalancedState):
-        return None
-    ac = arr.alloc_cpu[arr.sel]
-    am = arr.alloc_mem[arr.sel]
+def _balanced_vector(arr: ClusterArrays, cpu: int, mem: int, formula: str, at: np.ndarray) -> np.ndarray:
+    ac = arr.alloc_cpu[at]
+    am = arr.alloc_mem[at]
     both = (ac != 0) & (am != 0)
-    uc = arr.req_cpu[arr.sel]
-    um = arr.req_mem[arr.sel]
-    with_pod = _balance(uc + state.cpu, um + state.mem, ac, am)
-    if state.formula == "v1.35":
+    uc = arr.req_cpu[at]
+    um = arr.req_mem[at]
+    with_pod = _balance(uc + cpu, um + mem, ac, am)
+    if formula == "v1.35":
         return np.where(both, with_pod, MAX)
     without = _balance(uc, um, ac, am)
     half = MAX // 2
     return np.where(both, half + (half + with_pod - without) // 2, half + half // 2)
 
 
+def _balance_scalar(uc: int, um: int, ac: int, am: int) -> int:
+    # _balance in float64 (numpy divides int64 arrays as float64), truncated as astype(int64)
+    fc = min(float(uc) / float(ac), 1.0)
+    fm = min(float(um) / float(am), 1.0)
+    return int((1 - abs((fc - fm) / 2)) * MAX)
+
+
+def _balanced_scalar(arr: ClusterArrays, cpu: int, mem: int, formula: str, i: int) -> int:
+    ac, am = int(arr.alloc_cpu[i]), int(arr.alloc_mem[i])
+    half = MAX // 2
+    if ac == 0 or am == 0:
+        return MAX if formula == "v1.35" else half + half // 2
+    uc, um = int(arr.req_cpu[i]), int(arr.req_mem[i])
+    with_pod = _balance_scalar(uc + cpu, um + mem, ac, am)
+    if formula == "v1.35":
+        return with_pod
+    return half + (half + with_pod - _balance_scalar(uc, um, ac, am)) // 2
+
+
+def balanced(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
+    """NodeResourcesBalancedAllocation (score_noderesources.balanced_score); None for Skip."""
+    state = nr.balanced_pre_score(pod, arr.cluster, [])
+    if not isinstance(state, nr.BalancedState):
+        return None
+    cpu, mem, formula = state.cpu, state.mem, state.formula
+    full = _per_node(arr, ("balanced", cpu, mem, formula), lambda at: _balanced_vector(arr, cpu, mem, formula, at),
+                     lambda i: _balanced_scalar(arr, cpu, mem, formula, i))
+    return _gather(full, arr)
+
+
 def taint(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray:
     """TaintToleration (score_tainttoleration): raw counts only on tainted nodes, then reversed."""
-    raw = np.zeros(idx.shape, dtype=np.int64)
-    pos = np.flatnonzero(arr.has_taints[arr.sel])
-    if pos.size:
-        tols = tt.pre_score(pod, arr.cluster, [])
+    tols = tt.pre_score(pod, arr.cluster, [])
+    full = arr.intolerable.get(tols)
+    if full is None:
+        # per node (0 without taints), for these tolerations: node objects only, kept until a rebuild
+        full = np.zeros(arr.n, dtype=np.int64)
         nodes = arr.nodes
-        for p in pos.tolist():
-            raw[p] = tt.count_intolerable(nodes[idx[p]].taints, tols)
+        for p in np.flatnonzero(arr.has_taints).tolist():
+            full[p] = tt.count_intolerable(nodes[p].taints, tols)
+        if len(arr.intolerable) > 256:
+            arr.intolerable.clear()
+        arr.intolerable[tols] = full
+    raw = full[arr.sel]
     mx = int(raw.max()) if raw.size else 0
     if mx == 0:
         return np.full(idx.shape, MAX, dtype=np.int64)
     return MAX - (MAX * raw) // mx
 
 
+def _spread_constraints(arr: ClusterArrays, pod: Pod) -> tuple[list, bool, np.ndarray | None]:
+    """get_constraints and, with requireAllTopologies, the nodes that have every key; kept per
+    pod spec and labels (what they read of a pod with its own constraints) until a rebuild."""
+    spec = pod.spec
+    if not spec.topology_spread_constraints:
+        constraints, require_all = pts.get_constraints(pod)  # the defaults read more of the pod
+        return constraints, require_all, _all_keys(arr, constraints) if require_all and constraints else None
+    key = (id(spec), tuple(sorted(pod.labels.items())))
+    hit = arr.spread_prep.get(key)
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    constraints, require_all = pts.get_constraints(pod)
+    out = (constraints, require_all, _all_keys(arr, constraints) if require_all and constraints else None)
+    if len(arr.spread_prep) > 256:
+        arr.spread_prep.clear()
+    arr.spread_prep[key] = (spec, out)
+    return out
+
+
+def _all_keys(arr: ClusterArrays, constraints: list) -> np.ndarray:
+    all_keys = np.ones(arr.n, dtype=bool)
+    for c in constraints:
+        all_keys &= arr.label_codes(c.key)[1]
+    return all_keys
+
+
 def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
     """PodTopologySpread (score_podtopologyspread); None for Skip."""
     if arr.n == 0:
         return None
-    constraints, require_all = pts.get_constraints(pod)
+    constraints, require_all, all_keys = _spread_constraints(arr, pod)
     if not constraints:
         return None
     m = idx.size
-    valid = np.ones(m, dtype=bool)
-    all_keys = np.ones(arr.n, dtype=bool)
-    if require_all:
-        for c in constraints:
-            all_keys &= arr.label_codes(c.key)[1]
-        valid = all_keys[arr.sel]
-    n_valid = int(valid.sum())
+    sel = arr.sel
+    valid: np.ndarray | None = None  # None: every feasible node is valid
+    n_valid = m
+    if all_keys is not None:
+        valid = all_keys[sel]
+        n_valid = int(np.count_nonzero(valid))
+        if n_valid == m:
+            valid = None
     spec = pod.spec
     has_node_req = bool(spec.node_selector or (spec.affinity is not None and spec.affinity.node_required is not None))
-    total = np.zeros(m, dtype=np.float64)
+    total: Any = None
     for c in constraints:
         codes, has, ncodes = arr.label_codes(c.key)
-        sel = c.selector
-        cnt_all = arr.selector_counts(pod.namespace, sel) if sel is not None and not sel.empty else None
-        fcodes = codes[arr.sel]
+        csel = c.selector
+        cnt_all = arr.selector_counts(pod.namespace, csel) if csel is not None and not csel.empty else None
+        cnt: np.ndarray | None = None
         if c.is_hostname:
             weight = pts.topology_normalizing_weight(n_valid)
-            cnt = cnt_all[arr.sel] if cnt_all is not None else np.zeros(m, dtype=np.int64)
+            if cnt_all is not None:
+                cnt = cnt_all[sel]
         else:
+            fcodes = codes[sel]
             present = np.zeros(ncodes, dtype=bool)
-            present[fcodes[valid]] = True
+            present[fcodes if valid is None else fcodes[valid]] = True
             weight = pts.topology_normalizing_weight(int(present.sum()))
             if cnt_all is not None:
                 mask = present[codes]
-                if require_all:
+                if require_all and all_keys is not None:
                     mask &= all_keys
                 aff = c.affinity_policy == pts.HONOR and has_node_req
                 tnt = c.taints_policy == pts.HONOR
@@ -341,25 +520,52 @@ def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
                     mask &= arr.policy_mask(pod, aff, tnt)
                 per_code = np.bincount(codes[mask], weights=cnt_all[mask], minlength=ncodes).astype(np.int64)
                 cnt = per_code[fcodes]
-            else:
-                cnt = np.zeros(m, dtype=np.int64)
-        term = cnt.astype(np.float64) * weight + float(c.max_skew - 1)
-        total = total + np.where(has[arr.sel], term, 0.0)
+        # scoreForCount: cnt * weight + (maxSkew - 1), on the nodes that have the key
+        term: Any = float(c.max_skew - 1) if cnt is None else cnt.astype(np.float64) * weight + float(c.max_skew - 1)
+        part = np.where(has[sel], term, 0.0)
+        total = part if total is None else total + part
     r = np.floor(total)
     r = r + ((total - r) >= 0.5)
     raw = r.astype(np.int64)
-    # NormalizeScore
-    out = np.zeros(m, dtype=np.int64)
-    if not valid.any():
-        return out
-    rv = raw[valid]
+    # NormalizeScore over the valid nodes (0 for the others)
+    rv = raw if valid is None else raw[valid]
+    if not rv.size:
+        return np.zeros(m, dtype=np.int64)
     lo = int(rv.min())
     hi = int(rv.max())
-    if hi == 0:
-        out[valid] = MAX
-    else:
-        out[valid] = (MAX * (hi + lo - rv)) // hi
+    vals: Any = MAX if hi == 0 else (MAX * (hi + lo - rv)) // hi
+    if valid is None:
+        return np.full(m, MAX, dtype=np.int64) if hi == 0 else vals
+    out = np.zeros(m, dtype=np.int64)
+    out[valid] = vals
     return out
 
 
-__all__ = ["ClusterArrays", "arrays", "balanced", "fit", "spread", "taint"]
+# --------------------------------------------------------------------------- the replay's entry
+
+
+def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: np.ndarray) -> np.ndarray:
+    """planner.plugins.scoring.score_nodes' totals as an array in ``feasible`` order, for a caller
+    that knows the nodes' positions ``idx`` (the replay)."""
+    from planner.plugins import scoring  # it imports this module
+
+    arrays(cluster).known_positions(feasible, idx)
+    total = np.zeros(len(feasible), dtype=np.int64)
+    for _name, s in scoring._run(pod, cluster, feasible):
+        if s is not None:
+            total += s
+    return total
+
+
+def select_index(total: np.ndarray, rng: random.Random) -> int:
+    """planner.plugins.scoring.select_host on score_positions' array: the highest total, ties in
+    array order and one ``rng.randrange`` among them (none for a single best)."""
+    if not total.size:
+        raise ValueError("empty priority list")
+    tied = np.flatnonzero(total == total.max())
+    if len(tied) == 1:
+        return int(tied[0])
+    return int(tied[rng.randrange(len(tied))])
+
+
+__all__ = ["ClusterArrays", "arrays", "balanced", "fit", "score_positions", "select_index", "spread", "taint"]

@@ -28,6 +28,7 @@ half does.
 from __future__ import annotations
 
 from operator import attrgetter
+from typing import Any
 
 from planner.domain import Pod, PodAffinityTerm, WeightedPodAffinityTerm
 from planner.framework import SKIP, ClusterState, NodeInfo
@@ -102,9 +103,13 @@ def _summary(cluster: ClusterState, ni: NodeInfo, all_pods: bool) -> list[tuple[
         return hit[1]
     groups: dict[tuple, list] = {}
     for ep in pods:
-        labels = tuple(sorted(ep.labels.items()))
-        term_key = (id(ep.spec.affinity), ep.namespace, labels if _uses_label_keys(ep) else None)
-        gk = (ep.namespace, labels, term_key) if all_pods else term_key
+        if all_pods:
+            labels: tuple | None = tuple(sorted(ep.labels.items()))
+            term_key = (id(ep.spec.affinity), ep.namespace, labels if _uses_label_keys(ep) else None)
+            gk: tuple = (ep.namespace, labels, term_key)
+        else:
+            labels = tuple(sorted(ep.labels.items())) if _uses_label_keys(ep) else None
+            gk = term_key = (id(ep.spec.affinity), ep.namespace, labels)
         g = groups.get(gk)
         if g is None:
             groups[gk] = [ep, 1, term_key]
@@ -138,25 +143,41 @@ def _uses_label_keys(ep: Pod) -> bool:
     aff = ep.spec.affinity
     if aff is None:
         return False
-    terms = list(aff.pod_affinity_required) + [w.term for w in aff.pod_affinity_preferred + aff.pod_anti_affinity_preferred]
-    return any(t.match_label_keys or t.mismatch_label_keys for t in terms)
+    for t in aff.pod_affinity_required:
+        if t.match_label_keys or t.mismatch_label_keys:
+            return True
+    for w in aff.pod_affinity_preferred:
+        if w.term.match_label_keys or w.term.mismatch_label_keys:
+            return True
+    for w in aff.pod_anti_affinity_preferred:
+        if w.term.match_label_keys or w.term.mismatch_label_keys:
+            return True
+    return False
 
 
 _TOPOLOGY = "_ipa_score_topology"
 _MAX_ENTRIES = 256
 
 
+def _node_summary(cluster: ClusterState, ni: NodeInfo, has_constraints: bool) -> list[tuple[Pod, int, tuple]] | None:
+    """What _node_contribution reads of the node's pods; None when it contributes nothing."""
+    if not ni.node.labels:
+        return None  # processExistingPod: a node without labels contributes nothing
+    if not has_constraints and not ni.pods_with_affinity:
+        return None
+    return _summary(cluster, ni, has_constraints)
+
+
 def _node_contribution(
-    cluster: ClusterState, ni: NodeInfo, has_constraints: bool, inc_aff: list, inc_anti: list, pod: Pod, ns_labels: dict[str, str], memo: dict
+    ni: NodeInfo, summary: list[tuple[Pod, int, tuple]] | None, inc_aff: list, inc_anti: list, pod: Pod, ns_labels: dict[str, str], memo: dict
 ) -> list[tuple[str, str, int]]:
-    """processExistingPod for every pod of one node: (topologyKey, value, delta) entries."""
+    """processExistingPod for every pod of one node: (topologyKey, value, delta) entries;
+    ``summary``: _node_summary's."""
     labels = ni.node.labels
     out: list[tuple[str, str, int]] = []
-    if not labels:
-        return out  # processExistingPod: a node without labels contributes nothing
-    if not has_constraints and not ni.pods_with_affinity:
+    if summary is None:
         return out
-    for ep, count, mk in _summary(cluster, ni, has_constraints):
+    for ep, count, mk in summary:
         for it in inc_aff:
             if it.matches(ep):
                 v = labels.get(it.key)
@@ -201,14 +222,32 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
     if entry is None or len(entry["gens"]) != len(infos) or entry["names"] is not infos:
         if len(cache) >= _MAX_ENTRIES:
             cache.clear()
-        entry = cache[sig] = {"gens": [-1] * len(infos), "shares": [[] for _ in infos], "topology": {}, "nonempty": 0, "names": infos}
-    gens, shares, topology = entry["gens"], entry["shares"], entry["topology"]
+        entry = cache[sig] = {"gens": [-1] * len(infos), "shares": [[] for _ in infos], "topology": {}, "nonempty": 0, "names": infos,
+                              "jpos": None, "sources": [None] * len(infos)}
+    gens, shares, topology, sources = entry["gens"], entry["shares"], entry["topology"], entry["sources"]
     memo: dict[tuple, list[tuple[str, int]]] = {}
-    for i, ni in enumerate(infos):
+    # a journalled cluster (ClusterState.track) names the nodes changed since: only those are looked at
+    journal = cluster.journal
+    jpos = entry["jpos"]
+    if journal is not None and jpos is not None:
+        todo: Any = sorted({cluster.position(name) for name in journal[jpos:]}) if len(journal) > jpos else ()
+    else:
+        todo = range(len(infos))
+    entry["jpos"] = len(journal) if journal is not None else None
+    for i in todo:
+        ni = infos[i]
         if gens[i] == ni.generation:
             continue
+        # a share is a function of the node object and its summary (for this signature): when
+        # both are the very objects it was computed from, it stands
+        summary = _node_summary(cluster, ni, has_constraints)
+        src = sources[i]
+        if src is not None and src[0] is ni.node and src[1] is summary:
+            gens[i] = ni.generation
+            continue
+        sources[i] = (ni.node, summary)
         old = shares[i]
-        new = _node_contribution(cluster, ni, has_constraints, inc_aff, inc_anti, pod, ns_labels, memo)
+        new = _node_contribution(ni, summary, inc_aff, inc_anti, pod, ns_labels, memo)
         for tk, v, d in old:
             topology[tk][v] -= d
         for tk, v, d in new:

@@ -66,8 +66,18 @@ class FastFilter:
         self.eligible: dict[Any, np.ndarray] = {}
         # (namespace or namespaces, selector, include terminating) -> matching pods per node
         self.counts: dict[Any, np.ndarray] = {}
+        self.count_keys: list[Any] = []  # counts' keys in insertion order (see _keys_matching)
+        self.key_cache: dict[Any, list] = {}
         # existing required anti-affinity terms: term key -> (AffinityTerm, pods per node)
         self.anti_terms: dict[Any, tuple[ipa.AffinityTerm, np.ndarray, list[int]]] = {}  # term, per node, [total]
+        self.anti_keys: list[Any] = []  # anti_terms' keys in insertion order
+        self.anti_version = 0  # bumped whenever a count in anti_terms changes
+        # incoming pod (namespace, labels) -> [anti_keys looked at, keys whose term matches it,
+        # anti_version of the mask, nodes those terms block (None: none)]
+        self.anti_cache: dict[Any, list] = {}
+        # PodTopologySpread: id(pod spec) -> (spec, (namespace, labels) -> checks); checks by count key
+        self.spread_specs: dict[int, tuple[Any, dict[Any, list[_SpreadCheck]]]] = {}
+        self.spread_by_count: dict[Any, list[_SpreadCheck]] = {}
         for i, ni in enumerate(infos):
             for p in ni.pods_with_required_anti_affinity:
                 self._anti_add(p, i, +1)
@@ -90,12 +100,28 @@ class FastFilter:
                 self.used[r][i] += sign * v
             elif r in self.scalar_used:
                 self.scalar_used[r][i] += sign * v
-        for key, arr in self.counts.items():
-            if _key_matches(key, pod):
-                arr[i] += sign
+        for key in self._keys_matching(pod):
+            self.counts[key][i] += sign
+            for chk in self.spread_by_count.get(key, ()):
+                if chk.sel_nodes[i]:
+                    chk.domain_counts[chk.codes[i]] += sign
         aff = pod.spec.affinity
         if aff is not None and aff.pod_anti_affinity_required:
             self._anti_add(pod, i, sign)
+
+    def _keys_matching(self, pod: Pod) -> list[Any]:
+        """The count keys (self.counts, in order) that count ``pod``: found once per (namespace,
+        labels, terminating), then for the keys added since."""
+        sig = (pod.namespace, tuple(sorted(pod.labels.items())), pod.terminating)
+        c = self.key_cache.get(sig)
+        if c is None:
+            if len(self.key_cache) > _MAX_CACHE:
+                self.key_cache.clear()
+            c = self.key_cache[sig] = [0, []]
+        if c[0] < len(self.count_keys):
+            c[1].extend(k for k in self.count_keys[c[0]:] if _key_matches(k, pod))
+            c[0] = len(self.count_keys)
+        return c[1]
 
     def _anti_add(self, pod: Pod, i: int, sign: int) -> None:
         aff = pod.spec.affinity
@@ -106,8 +132,10 @@ class FastFilter:
             hit = self.anti_terms.get(key)
             if hit is None:
                 hit = self.anti_terms[key] = (ipa.AffinityTerm.of(pod, raw), np.zeros(self.n, dtype=np.int64), [0])
+                self.anti_keys.append(key)
             hit[1][i] += sign
             hit[2][0] += sign
+            self.anti_version += 1
 
     # ------------------------------------------------------------------ arrays
 
@@ -127,13 +155,15 @@ class FastFilter:
         arr = self.counts.get(key)
         if arr is None:
             arr = np.zeros(self.n, dtype=np.int64)
+            spread = key[0] == "spread"  # counts one namespace: NodeInfo.by_namespace has its pods
             for i, ni in enumerate(self.cluster.node_infos):
                 c = 0
-                for p in ni.pods:
+                for p in (ni.by_namespace.get(key[1], ()) if spread else ni.pods):
                     if _key_matches(key, p):
                         c += 1
                 arr[i] = c
             self.counts[key] = arr
+            self.count_keys.append(key)
         return arr
 
     def _scalar(self, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -202,42 +232,87 @@ class FastFilter:
             self.eligible[key] = hit
         return hit
 
-    def _spread(self, pod: Pod, mask: np.ndarray) -> np.ndarray:
+    def _spread_checks(self, pod: Pod) -> list[_SpreadCheck]:
+        """The pod's DoNotSchedule constraints with what does not change while this engine lives
+        (the nodes are fixed): per pod spec and (namespace, labels)."""
+        spec = pod.spec
+        hit = self.spread_specs.get(id(spec))
+        if hit is None or hit[0] is not spec:
+            if len(self.spread_specs) > _MAX_CACHE:
+                self.spread_specs.clear()
+                self.spread_by_count.clear()
+            hit = self.spread_specs[id(spec)] = (spec, {})
+        sig = (pod.namespace, tuple(sorted(pod.labels.items())))
+        checks = hit[1].get(sig)
+        if checks is not None:
+            return checks
+        checks = []
         constraints = pts.get_constraints(pod)
-        if not constraints:
-            return mask
         keys = tuple(c.topology_key for c in constraints)
         for c in constraints:
             codes, values = self._domain(c.topology_key)
             has = codes >= 0
-            mask = mask & has  # a node missing the key is rejected (missing required label)
             elig = self._eligible(pod, keys, c)
-            sel = c.selector
-            if sel is not None and not sel.empty:
-                per_node = self._count(("spread", pod.namespace, sel))
-            else:
-                per_node = np.zeros(self.n, dtype=np.int64)
             sel_nodes = elig & has
-            domain_counts = np.bincount(codes[sel_nodes], weights=per_node[sel_nodes], minlength=len(values)).astype(np.int64)
             present = np.zeros(len(values), dtype=bool)
             present[codes[sel_nodes]] = True
-            n_domains = int(present.sum())
+            sel = c.selector
+            count_key = ("spread", pod.namespace, sel) if sel is not None and not sel.empty else None
+            check = _SpreadCheck(c, np.where(has, codes, len(values)), sel_nodes, codes, present, count_key)
+            if count_key is not None:
+                per_node = self._count(count_key)
+                check.domain_counts = np.bincount(codes[sel_nodes], weights=per_node[sel_nodes], minlength=len(values)).astype(np.int64)
+                self.spread_by_count.setdefault(count_key, []).append(check)
+            checks.append(check)
+        hit[1][sig] = checks
+        return checks
+
+    def _spread(self, pod: Pod, mask: np.ndarray) -> np.ndarray:
+        """filtering.go Filter: per constraint, the matching pods of the eligible nodes summed per
+        domain (kept current by _update), the global minimum over the eligible domains, and
+        'existing matching num' + 'if self-match (1 or 0)' - 'global minimum' <= 'maxSkew' per
+        node; a node missing the topology key is rejected."""
+        for chk in self._spread_checks(pod):
+            c = chk.constraint
+            dc = chk.domain_counts
+            n_domains = chk.n_domains
             if n_domains < c.min_domains:
                 gmin = 0
             else:
-                gmin = int(domain_counts[present].min()) if n_domains else pts.MAX_INT32
-            # 'existing matching num' + 'if self-match (1 or 0)' - 'global minimum' <= 'maxSkew'
-            node_counts = np.where(has, domain_counts[np.where(has, codes, 0)], 0)
-            mask = mask & (node_counts + c.self_match - gmin <= c.max_skew)
+                gmin = int(dc[chk.present].min()) if n_domains else pts.MAX_INT32
+            # one entry per domain, and False for the nodes without the key
+            ok = np.append(dc + c.self_match - gmin <= c.max_skew, False)
+            mask = mask & ok[chk.lut_codes]
         return mask
 
     def _anti(self, pod: Pod, mask: np.ndarray) -> np.ndarray:
-        ns_labels = self.cluster.namespace_labels_of(pod.namespace)
-        # existing pods' required anti-affinity terms that match the incoming pod
-        for term, per_node, total in self.anti_terms.values():
-            if not total[0] or not term.matches(pod, ns_labels):
-                continue
-            mask = mask & ~self._blocked(term.topology_key, per_node)
+        # existing pods' required anti-affinity terms that match the incoming pod: a term matches
+        # by the pod's namespace (and its labels) and labels, so the matching terms are found once
+        # per (namespace, labels), and the nodes they block are kept until a count changes
+        sig = (pod.namespace, tuple(sorted(pod.labels.items())))
+        c = self.anti_cache.get(sig)
+        if c is None:
+            if len(self.anti_cache) > _MAX_CACHE:
+                self.anti_cache.clear()
+            c = self.anti_cache[sig] = [0, [], -1, None]
+        if c[0] < len(self.anti_keys):
+            ns_labels = self.cluster.namespace_labels_of(pod.namespace)
+            for key in self.anti_keys[c[0]:]:
+                if self.anti_terms[key][0].matches(pod, ns_labels):
+                    c[1].append(key)
+            c[0] = len(self.anti_keys)
+            c[2] = -1
+        if c[2] != self.anti_version:
+            blocked = None
+            for key in c[1]:
+                term, per_node, total = self.anti_terms[key]
+                if not total[0]:
+                    continue
+                b = self._blocked(term.topology_key, per_node)
+                blocked = b if blocked is None else (blocked | b)
+            c[2], c[3] = self.anti_version, blocked
+        if c[3] is not None:
+            mask = mask & ~c[3]
         aff = pod.spec.affinity
         if aff is None:
             return mask
@@ -294,6 +369,24 @@ class FastFilter:
                 if mod.filter(state, pod, infos[i]) is not None:
                     out[i] = False
         return out
+
+
+class _SpreadCheck:
+    """One DoNotSchedule constraint of a pod spec: its domains and eligible nodes, and the
+    matching pods per domain over those nodes (updated as pods come and go)."""
+
+    __slots__ = ("constraint", "lut_codes", "sel_nodes", "codes", "present", "n_domains", "count_key", "domain_counts")
+
+    def __init__(self, constraint: pts.ConstraintState, lut_codes: np.ndarray, sel_nodes: np.ndarray, codes: np.ndarray,
+                 present: np.ndarray, count_key: Any) -> None:
+        self.constraint = constraint
+        self.lut_codes = lut_codes  # domain code per node, len(domains) for a node without the key
+        self.sel_nodes = sel_nodes  # eligible nodes with the key
+        self.codes = codes
+        self.present = present  # domains with an eligible node
+        self.n_domains = int(present.sum())
+        self.count_key = count_key  # FastFilter.counts key, None for an empty or null selector
+        self.domain_counts = np.zeros(len(present), dtype=np.int64)
 
 
 def _key_matches(key: tuple, pod: Pod) -> bool:

@@ -15,7 +15,7 @@ Pending pods or an unfinished rollout is *stuck*.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,6 +25,7 @@ from planner import controllers, plugins
 from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
 from planner.errors import InputError, UsageError
 from planner.framework import ClusterState
+from planner.plugins import score_arrays
 from planner.services.binding import bind_pod
 from planner.services.fastfilter import FastFilter, supports
 from planner.services.workloads import WorkloadRef, find_workload, is_running, owned_by, parse_workload
@@ -85,13 +86,26 @@ class Simulator:
         pod_management: str | None = None,
         progress: Callable[[str], None] | None = None,
         fast: bool = True,
+        incremental: bool = True,
     ) -> None:
         self.snap = snap.copy()
         if pod_management:
             for k, s in list(self.snap.statefulsets.items()):
                 self.snap.statefulsets[k] = replace(s, pod_management_policy=pod_management)
         self.use_fast = fast
+        self.incremental = incremental
         self.cluster = self._cluster()
+        # incremental: the controllers sync only what changed (controllers.Reconciler) and the
+        # queue is kept as pods come and go; False runs the full passes (the reference the tests
+        # hold the incremental replay equal to)
+        self.ctrl = controllers.Reconciler(self.snap) if incremental else None
+        pods = self.snap.pods
+        self._seq: dict[str, int] = {k: i for i, k in enumerate(pods)}  # position in snap.pods
+        self._next_seq = len(pods)
+        self._unbound: dict[str, None] = {k: None for k, p in pods.items() if not p.spec.node_name}
+        self._controller_owned = all(p.owner is None or p.owner.controller for p in pods.values()) and all(
+            rs.owner is None or rs.owner.controller for rs in self.snap.replicasets.values()
+        )
         self.next_start = 0  # schedule_one.go nextStartNodeIndex
         self.rng = random.Random(seed)
         self.progress = progress
@@ -99,15 +113,17 @@ class Simulator:
         self.pending_since: dict[str, int] = {}
         self.events: list[dict] = []
         self.placements = 0
-        self.scoring = _scoring()
 
     # ------------------------------------------------------------------ world
 
     def _cluster(self) -> ClusterState:
         # shared volume dicts: the binder's writes are the snapshot's
         cs = ClusterState.from_snapshot(self.snap, share_volumes=True)
+        if self.incremental:
+            cs.track()  # every change below goes through own() / set_node(): the score caches read the journal
         self.fast = FastFilter(cs) if self.use_fast else None
         self.pos = {ni.name: i for i, ni in enumerate(cs.node_infos)}
+        self._names = np.array([ni.name for ni in cs.node_infos], dtype=object)
         return cs
 
     def _event(self, kind: str, **kw: Any) -> None:
@@ -117,20 +133,60 @@ class Simulator:
         pod = self.snap.pods.pop(key, None)
         if pod is None:
             return
+        if self.ctrl is not None:
+            self.ctrl.pod_removed(pod)
+        self._removed(pod, reason)
+
+    def _removed(self, pod: Pod, reason: str) -> None:
+        """A pod gone from snap.pods: out of the cluster, the queue and the pending list."""
+        key = pod.key
         if pod.spec.node_name:
             if self.fast is not None:
                 self.fast.on_delete(pod)
             self.cluster.remove_pod(pod)
         self.pending_since.pop(key, None)
+        self._seq.pop(key, None)
+        self._unbound.pop(key, None)
         self._event("deleted", pod=key, node=pod.spec.node_name or None, reason=reason)
+
+    def _reconcile(self) -> bool:
+        """One controllers' pass, applied; True when they did something."""
+        if self.ctrl is None:
+            actions = controllers.reconcile(self.snap)
+            if actions:
+                self._apply_actions(actions)
+            return bool(actions)
+        actions, removed = self.ctrl.reconcile()
+        if actions:
+            # already applied; the replay's own bookkeeping and events, as _apply_actions does them
+            gone = {p.key: p for p in removed}
+            for a in actions:
+                if isinstance(a, controllers.DeletePod):
+                    pod = gone.pop(a.key, None)
+                    if pod is not None:
+                        self._removed(pod, a.reason)
+            self._report(actions)
+        return bool(actions)
 
     def _apply_actions(self, actions: list) -> None:
         for a in actions:
             if isinstance(a, controllers.DeletePod):
                 self._delete_pod(a.key, a.reason)
         controllers.apply(self.snap, [a for a in actions if not isinstance(a, controllers.DeletePod)])
+        self._report(actions)
+
+    def _report(self, actions: list) -> None:
         for a in actions:
             if isinstance(a, controllers.CreatePod):
+                key = a.pod.key
+                if key not in self._seq:
+                    self._seq[key] = self._next_seq
+                    self._next_seq += 1
+                if self.snap.pods.get(key) is a.pod:
+                    if a.pod.spec.node_name:
+                        self._unbound.pop(key, None)
+                    else:
+                        self._unbound[key] = None
                 self._event("created", pod=a.pod.key, reason=a.reason)
             elif isinstance(a, controllers.CreateClaim):
                 self._event("claim-created", claim=a.pvc.key, reason=a.reason)
@@ -142,9 +198,15 @@ class Simulator:
                 self._event("replicaset-created", replicaset=a.rs.key, reason=a.reason)
 
     def _queue(self) -> list[Pod]:
-        pending = [p for p in self.snap.pods.values() if not p.spec.node_name and not p.terminal and not p.terminating]
-        order = {k: i for i, k in enumerate(self.snap.pods)}
-        pending.sort(key=lambda p: (-p.spec.priority, order[p.key]))
+        """Pending pods in priority, then creation (snap.pods), order."""
+        if self.ctrl is None:
+            pending = [p for p in self.snap.pods.values() if not p.spec.node_name and not p.terminal and not p.terminating]
+            order = {k: i for i, k in enumerate(self.snap.pods)}
+            pending.sort(key=lambda p: (-p.spec.priority, order[p.key]))
+            return [p for p in pending if p.spec.scheduler_name == "default-scheduler"]
+        pods, seq = self.snap.pods, self._seq
+        pending = [p for p in map(pods.__getitem__, self._unbound) if not p.terminal and not p.terminating]
+        pending.sort(key=lambda p: (-p.spec.priority, seq[p.key]))
         return [p for p in pending if p.spec.scheduler_name == "default-scheduler"]
 
     def _schedule_pass(self) -> bool:
@@ -156,21 +218,26 @@ class Simulator:
             else:
                 names = plugins.feasible_nodes(pod, self.cluster)
                 positions = np.array([self.pos[n] for n in names], dtype=np.int64)
-            feasible = self._nodes_to_score(positions)
-            if not feasible:
+            chosen = self._nodes_to_score(positions)
+            if not len(chosen):
                 if pod.key not in self.pending_since:
                     self.pending_since[pod.key] = self.step_index
                     self._event("pending", pod=pod.key)
                 continue
+            feasible: list[str] = self._names[chosen].tolist()
             if len(feasible) == 1:
                 host = feasible[0]
             else:
-                scores = self.scoring.score_nodes(pod, self.cluster, feasible)
-                host = self.scoring.select_host(scores, self.rng)
+                # scoring.score_nodes and select_host, on arrays (the positions are known)
+                totals = score_arrays.score_positions(pod, self.cluster, feasible, chosen)
+                host = feasible[score_arrays.select_index(totals, self.rng)]
             bound = bind_pod(self.cluster, pod, host)
             if self.fast is not None:
                 self.fast.on_bind(bound)
             self.snap.pods[pod.key] = bound
+            self._unbound.pop(pod.key, None)
+            if self.ctrl is not None:
+                self.ctrl.pod_changed(bound)
             self.pending_since.pop(pod.key, None)
             self.placements += 1
             node = self.snap.nodes[host]
@@ -178,33 +245,31 @@ class Simulator:
             moved = True
         return moved
 
-    def _nodes_to_score(self, positions: np.ndarray) -> list[str]:
+    def _nodes_to_score(self, positions: np.ndarray) -> np.ndarray:
         """schedule_one.go findNodesThatPassFilters: nodes are examined from nextStartNodeIndex and
         the search stops once numFeasibleNodesToFind nodes passed (adaptive percentage: 50% minus
         1% per 125 nodes, at least 5%, at least 100 nodes); the next pod starts where it stopped.
-        ``positions``: the feasible nodes' positions, ascending."""
-        infos = self.cluster.node_infos
-        n = len(infos)
+        ``positions``: the feasible nodes' positions, ascending; returns the positions of the nodes
+        to score, in the order they were found."""
+        n = len(self.cluster.node_infos)
         if not len(positions):
-            return []  # every node examined: nextStartNodeIndex moves a full turn
+            return positions  # every node examined: nextStartNodeIndex moves a full turn
         want = num_feasible_nodes_to_find(n)
         if want >= n:
-            return [infos[i].name for i in positions]
+            return positions
         start = self.next_start
         cut = int(np.searchsorted(positions, start))
         ranked = np.concatenate((positions[cut:], positions[:cut]))
         chosen = ranked[:want]
         processed = ((int(chosen[-1]) - start) % n) + 1 if len(chosen) == want else n
         self.next_start = (start + processed) % n
-        return [infos[i].name for i in chosen]
+        return chosen
 
     def settle(self) -> None:
         for _ in range(MAX_ROUNDS):
-            actions = controllers.reconcile(self.snap)
-            if actions:
-                self._apply_actions(actions)
+            acted = self._reconcile()
             moved = self._schedule_pass()
-            if not actions and not moved:
+            if not acted and not moved:
                 return
         raise InputError(f"simulation did not settle after {MAX_ROUNDS} rounds (a controller loop?)")
 
@@ -272,8 +337,8 @@ class Simulator:
             if node is None:
                 raise InputError(f"--drain {name}: no such node")
             snap.nodes[name] = replace(node, unschedulable=True)
+            self.cluster.set_node(name, snap.nodes[name])
             ni = self.cluster.by_name[name]
-            ni.node = snap.nodes[name]
             if self.fast is not None:
                 self.fast = FastFilter(self.cluster)
             self.drain_pending = [p.key for p in list(ni.pods)]
@@ -358,7 +423,12 @@ class Simulator:
             self.events = []
             if self.progress:
                 self.progress(f"step {i}: {step.describe()}")
-            self.apply_step(step)
+            if self.ctrl is not None:
+                before = self.ctrl.tables()
+                self.apply_step(step)
+                self.ctrl.tables_changed(before)
+            else:
+                self.apply_step(step)
             self.settle()
             while getattr(self, "drain_pending", None) and self._drain_round():
                 self.settle()
@@ -400,9 +470,22 @@ class Simulator:
             return controllers.rollout_complete(self.snap, ref.key)
         return controllers.statefulset_complete(self.snap, ref.key)
 
+    def _pods_of(self, ref: WorkloadRef) -> Iterable[Pod]:
+        """The pods owned_by(snap, p, ref) holds for (in no particular order)."""
+        snap = self.snap
+        if self.ctrl is None or not self._controller_owned:
+            return [p for p in snap.pods.values() if owned_by(snap, p, ref)]
+        ix = self.ctrl.index
+        if ref.kind == "StatefulSet":
+            return ix.owned_pods(snap, ref.namespace, "StatefulSet", ref.name)
+        out: list[Pod] = []
+        for rs in ix.owned_replicasets(snap, ref.namespace, "Deployment", ref.name):
+            out.extend(ix.owned_pods(snap, rs.namespace, "ReplicaSet", rs.name))
+        return out
+
     def zone_counts(self, ref: WorkloadRef) -> dict[str, int]:
         counts = {z: 0 for z in self.snap.zones}
-        for p in self.snap.pods.values():
+        for p in self._pods_of(ref):
             if is_running(p) and owned_by(self.snap, p, ref):
                 z = self.snap.nodes[p.spec.node_name].zone if p.spec.node_name in self.snap.nodes else None
                 if z is not None:
@@ -416,7 +499,7 @@ class Simulator:
     def final(self, watch: list[WorkloadRef]) -> dict:
         pods = {}
         for r in watch:
-            for p in sorted(self.snap.pods.values(), key=lambda p: p.key):
+            for p in sorted(self._pods_of(r), key=lambda p: p.key):
                 if owned_by(self.snap, p, r):
                     node = self.snap.nodes.get(p.spec.node_name) if p.spec.node_name else None
                     pods[p.key] = {"node": p.spec.node_name or None, "zone": node.zone if node else None, "phase": p.phase, "workload": str(r)}
@@ -438,18 +521,6 @@ def _node_reasons(ev: plugins.Evaluation, limit: int = 6) -> list[str]:
         who = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1})"
         out.append(f"{who}: {text}")
     return out
-
-
-class _Scoring:
-    def __init__(self) -> None:
-        from planner.plugins import scoring
-
-        self.score_nodes = scoring.score_nodes
-        self.select_host = scoring.select_host
-
-
-def _scoring() -> _Scoring:
-    return _Scoring()
 
 
 # --------------------------------------------------------------------------- steps from files

@@ -1,0 +1,79 @@
+"""The score caches that follow the cluster (per-node scores updated for the nodes whose pods
+changed, the journal of a tracked ClusterState) equal the reference plugins after every change."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from planner.plugins import scoring
+
+from .builders import cluster, pod
+from .test_scoring import _random_cluster, _random_pod
+
+
+def _check(c, p, feasible):
+    explain = scoring.explain_scores(p, c, feasible)
+    for name, w in scoring.PLUGIN_WEIGHTS.items():
+        ref = scoring.plugin_scores(name, p, c, feasible)
+        want = [0] * len(feasible) if ref is None else [s * w for s in ref]
+        assert [explain[n][name] for n in feasible] == want, name
+
+
+@pytest.mark.parametrize("tracked", (False, True))
+@pytest.mark.parametrize("seed", range(25))
+def test_same_pods_scored_as_the_cluster_changes(seed, tracked):
+    rng = random.Random(seed)
+    nodes, pods = _random_cluster(rng)
+    c = cluster(nodes, pods)
+    if tracked:
+        c.track()
+    incoming = [_random_pod(rng) for _ in range(3)]
+    added = []
+    made = 0
+    for _ in range(30):
+        p = rng.choice(incoming)
+        feasible = [n.name for n in nodes if rng.random() < 0.8] or [nodes[0].name]
+        if rng.random() < 0.3:
+            feasible = [n.name for n in nodes]  # all nodes, in order: the caches' slice case
+        _check(c, p, feasible)
+        # one to a few nodes change (the scalar updates), sometimes many (the vector ones)
+        for _ in range(rng.choice((1, 1, 2, 40))):
+            if added and rng.random() < 0.3:
+                c.remove_pod(added.pop(rng.randrange(len(added))))
+            else:
+                req = rng.choice((None, 0, 300, 5000))
+                made += 1
+                q = pod(f"x{made}", {"app": rng.choice(("a", "b"))}, node_name=rng.choice(nodes).name, cpu=req,
+                        requests={"memory": rng.choice((2**20, 2**31, 2**34))} if rng.random() < 0.5 else None)
+                c.add_pod(q)
+                added.append(q)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_positions_api_equals_score_nodes_and_select_host(seed):
+    """score_arrays.score_positions / select_index (the replay's) against scoring.score_nodes /
+    select_host: the same totals, and the same node drawn from the same seed."""
+    import numpy as np
+
+    from planner.plugins import score_arrays
+
+    rng = random.Random(seed)
+    nodes, pods = _random_cluster(rng)
+    c = cluster(nodes, pods)
+    index = {ni.name: i for i, ni in enumerate(c.node_infos)}
+    for _ in range(5):
+        p = _random_pod(rng)
+        feasible = [n.name for n in nodes if rng.random() < 0.7] or [nodes[-1].name]
+        rng.shuffle(feasible)
+        want = scoring.score_nodes(p, c, feasible)
+        got = score_arrays.score_positions(p, c, feasible, np.array([index[n] for n in feasible]))
+        assert dict(zip(feasible, got.tolist())) == want
+        for draw in range(3):
+            a, b = random.Random(draw), random.Random(draw)
+            assert feasible[score_arrays.select_index(got, a)] == scoring.select_host(want, b)
+            assert a.random() == b.random()  # as many draws
+        ties = np.array([rng.choice((5, 7, 7)) for _ in feasible])
+        a, b = random.Random(seed), random.Random(seed)
+        assert feasible[score_arrays.select_index(ties, a)] == scoring.select_host(dict(zip(feasible, ties.tolist())), b)
