@@ -86,19 +86,25 @@ def solve(built: Built, opts: SolveOptions | None = None, enabled: list[Guard] |
 _DROP_KINDS = ("anti", "affinity", "spread", "capacity", "static")
 
 
+QUICK_CORE_DTIME = 0.1  # deterministic seconds for a trial's plain search (see _core_trial)
+
+
 def _core_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: float) -> tuple[str, list[Guard]]:
     """One minimisation trial: is the model infeasible with only ``enabled`` assumed?
 
-    A plain single search without presolve: when presolve proves infeasibility CP-SAT can only name
-    every assumption as the core, while the search's conflict analysis names a small subset (on the
-    bench clusters 54 of 101 guards instead of 101, in 30 ms instead of 15-80 ms).  Returns
-    (status, core) with the core in ``enabled``'s order."""
+    First a plain single search without presolve, bounded in deterministic time (so that runs
+    repeat): when presolve proves infeasibility CP-SAT can only name every assumption as the core,
+    while the search's conflict analysis names a small subset (on the bench clusters 54 of 101
+    guards, in 15-30 ms).  Models that this search cannot settle quickly (hundreds of pods on
+    hundreds of classes) then get the ordinary solve (presolve, the configured workers), whose
+    core is every assumption it was given.  Returns (status, core) in ``enabled``'s order."""
     model = built.model
     model.clear_assumptions()
     model.add_assumptions([g.lit for g in enabled])
     s = cp_model.CpSolver()
     p = s.parameters
     p.max_time_in_seconds = max(0.001, limit)
+    p.max_deterministic_time = QUICK_CORE_DTIME
     p.random_seed = opts.seed
     p.num_workers = 1
     p.cp_model_presolve = False
@@ -113,7 +119,11 @@ def _core_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: f
         return "infeasible", core or list(enabled)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return "feasible", []
-    return "unknown", []
+    left = limit - s.wall_time
+    if left <= 0:
+        return "unknown", []
+    r = solve(built, SolveOptions(time_limit=left, seed=opts.seed, workers=opts.workers), enabled=enabled)
+    return r.status, (r.core or list(enabled)) if r.status == "infeasible" else []
 
 
 def minimise_core(built: Built, core: list[Guard], opts: SolveOptions | None = None) -> list[Guard]:
