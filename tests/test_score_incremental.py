@@ -77,3 +77,27 @@ def test_positions_api_equals_score_nodes_and_select_host(seed):
         ties = np.array([rng.choice((5, 7, 7)) for _ in feasible])
         a, b = random.Random(seed), random.Random(seed)
         assert feasible[score_arrays.select_index(ties, a)] == scoring.select_host(dict(zip(feasible, ties.tolist())), b)
+
+
+def test_node_info_keeps_nonzero_requested():
+    """NodeInfo.nonzero_cpu / nonzero_mem (NonZeroRequested, read by the score arrays) follow
+    add_pod, remove_pod and clone, with score_noderesources' defaults."""
+    from planner import framework
+    from planner.plugins import score_noderesources as nr
+
+    assert (framework.DEFAULT_MILLI_CPU_REQUEST, framework.DEFAULT_MEMORY_REQUEST) == (nr.DEFAULT_MILLI_CPU_REQUEST, nr.DEFAULT_MEMORY_REQUEST)
+    rng = random.Random(7)
+    nodes, pods = _random_cluster(rng)
+    c = cluster(nodes, pods)
+    for step in range(200):
+        ni = rng.choice(c.node_infos)
+        if ni.pods and rng.random() < 0.4:
+            c.remove_pod(rng.choice(ni.pods))
+        else:
+            req = {k: rng.choice((0, 5, 700)) for k in ("cpu", "memory") if rng.random() < 0.6}
+            c.add_pod(pod(f"n{step}", node_name=ni.name, requests=req))
+        if step % 50 == 0:
+            c = c.clone()
+        for ni in c.node_infos:
+            assert ni.nonzero_cpu == sum(p.spec.requests.get("cpu", nr.DEFAULT_MILLI_CPU_REQUEST) for p in ni.pods)
+            assert ni.nonzero_mem == sum(p.spec.requests.get("memory", nr.DEFAULT_MEMORY_REQUEST) for p in ni.pods)

@@ -211,9 +211,15 @@ def find_new_replicaset(d: Deployment, rs_list: list[ReplicaSet]) -> ReplicaSet 
     return None
 
 
-def find_old_replicasets(d: Deployment, rs_list: list[ReplicaSet]) -> tuple[list[ReplicaSet], list[ReplicaSet]]:
-    """deployment_util.go FindOldReplicaSets: (old ReplicaSets with replicas, all old ReplicaSets)."""
-    new = find_new_replicaset(d, rs_list)
+_UNSET: object = object()
+
+
+def find_old_replicasets(d: Deployment, rs_list: list[ReplicaSet], new: object = _UNSET) -> tuple[list[ReplicaSet], list[ReplicaSet]]:
+    """deployment_util.go FindOldReplicaSets: (old ReplicaSets with replicas, all old ReplicaSets).
+    ``new``: find_new_replicaset(d, rs_list) when the caller has it."""
+    if new is _UNSET:
+        new = find_new_replicaset(d, rs_list)
+    assert new is None or isinstance(new, ReplicaSet)
     required: list[ReplicaSet] = []
     all_old: list[ReplicaSet] = []
     for rs in rs_list:
@@ -370,18 +376,23 @@ class _DeploymentSync:
             return hit[1], list(hit[2])
         n_actions = len(self.actions)
         rs_list = sorted(self.rss.values(), key=_by_creation)
-        _, all_old = find_old_replicasets(self.d, rs_list)
-        new = self.get_new_replicaset(rs_list, all_old, create)
+        existing = find_new_replicaset(self.d, rs_list)  # once for both below
+        _, all_old = find_old_replicasets(self.d, rs_list, existing)
+        new = self.get_new_replicaset(rs_list, all_old, create, existing)
         if len(self.actions) == n_actions and tuple(map(id, self.rss.values())) == seen:
             self._all = (seen, new, list(all_old))
         return new, all_old
 
-    def get_new_replicaset(self, rs_list: list[ReplicaSet], old: list[ReplicaSet], create: bool) -> ReplicaSet | None:
+    def get_new_replicaset(self, rs_list: list[ReplicaSet], old: list[ReplicaSet], create: bool,
+                           existing: object = _UNSET) -> ReplicaSet | None:
         """sync.go getNewReplicaSet: sync the revision of an existing new ReplicaSet (a rollback
         raises it to max + 1, deployment_util.go SetNewReplicaSetAnnotations), or create
-        ``<deployment>-<pod-template-hash>`` with revision max + 1 and NewRSNewReplicas replicas."""
+        ``<deployment>-<pod-template-hash>`` with revision max + 1 and NewRSNewReplicas replicas.
+        ``existing``: find_new_replicaset(d, rs_list) when the caller has it."""
         d = self.d
-        existing = find_new_replicaset(d, rs_list)
+        if existing is _UNSET:
+            existing = find_new_replicaset(d, rs_list)
+        assert existing is None or isinstance(existing, ReplicaSet)
         new_revision = max_revision(old) + 1
         if existing is not None:
             ann = self._revision_annotations(existing, new_revision)

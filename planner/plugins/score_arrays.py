@@ -36,8 +36,6 @@ from planner.plugins import score_podtopologyspread as pts
 from planner.plugins import score_tainttoleration as tt
 
 MAX = 100
-_DEF_CPU = nr.DEFAULT_MILLI_CPU_REQUEST
-_DEF_MEM = nr.DEFAULT_MEMORY_REQUEST
 _get_node = attrgetter("node")
 _get_pods = attrgetter("pods")
 _MAX_SELECTORS = 64
@@ -191,40 +189,26 @@ class ClusterArrays:
         self.jpos = len(journal) if journal is not None else None
 
     def _recount(self, todo: list[int], pods_lists: list, added: dict[int, Any]) -> None:
-        """The sums of the nodes in ``todo``: from their pods, or, for the nodes in ``added``,
-        the old sums plus that one pod's."""
+        """The sums of the nodes in ``todo``, as their NodeInfo keeps them (Requested and
+        NonZeroRequested); ``added``: the nodes whose change was one pod appended (see _Counts)."""
         nz_cpu, nz_mem, rq_cpu, rq_mem = self.nz_cpu, self.nz_mem, self.req_cpu, self.req_mem
         self.tick += 1
         gens = self.gens = self.gens.copy()  # a new array: _Counts compare theirs by identity first
         appended = self.appended
+        infos = self.infos
+        assert infos is not None
         for i in todo:
             one = added.get(i)
             if one is not None:
                 appended[i] = (int(gens[i]), one)
-                c, m, rc, rm = int(nz_cpu[i]), int(nz_mem[i]), int(rq_cpu[i]), int(rq_mem[i])
-                pods = [one]
             else:
                 appended.pop(i, None)
-                c = m = rc = rm = 0
-                pods = pods_lists[i]
-            for p in pods:
-                req = p.spec.requests
-                if CPU in req:
-                    v = req[CPU]
-                    c += v
-                    rc += v
-                else:
-                    c += _DEF_CPU
-                if MEMORY in req:
-                    v = req[MEMORY]
-                    m += v
-                    rm += v
-                else:
-                    m += _DEF_MEM
-            nz_cpu[i] = c
-            nz_mem[i] = m
-            rq_cpu[i] = rc  # NodeInfo.Requested
-            rq_mem[i] = rm
+            ni = infos[i]
+            req = ni.requested
+            nz_cpu[i] = ni.nonzero_cpu
+            nz_mem[i] = ni.nonzero_mem
+            rq_cpu[i] = req.get(CPU, 0)  # NodeInfo.Requested
+            rq_mem[i] = req.get(MEMORY, 0)
             gens[i] = self.tick
 
     def positions(self, feasible: list[str]) -> np.ndarray:
