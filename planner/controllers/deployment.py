@@ -321,6 +321,8 @@ def reconcile_deployment(snap: Snapshot, key: str) -> list[Action]:
     if d is None:
         return []
     with indexed(snap):
+        if SETTLED_SHORTCUT and _settled(snap, d):
+            return []
         s = _DeploymentSync(snap, d)
         if d.paused or s.is_scaling_event():
             s.sync()
@@ -329,6 +331,33 @@ def reconcile_deployment(snap: Snapshot, key: str) -> list[Action]:
         else:
             s.rollout_rolling()
     return s.actions
+
+
+# tests/test_controllers_settled.py turns it off to hold _settled to the full sync
+SETTLED_SHORTCUT = True
+
+
+def _settled(snap: Snapshot, d: Deployment) -> bool:
+    """True only when syncDeployment would change nothing, decided without running it (most
+    Deployments of a snapshot, every one of them synced at the replay's first pass): a
+    RollingUpdate Deployment, not paused, whose new ReplicaSet (FindNewReplicaSet) has
+    spec.replicas, every old one 0, and a revision no lower than MaxRevision(old) + 1.
+
+    Then the sync does nothing: getAllReplicaSetsAndSyncRevision finds the new ReplicaSet and
+    SetNewReplicaSetAnnotations has no revision to write; with a scaling event, scale() finds
+    the new ReplicaSet the only active one (or, at 0 replicas, the latest) already at
+    spec.replicas; without one, reconcileNewReplicaSet sees spec.replicas and
+    reconcileOldReplicaSets no old replicas."""
+    if d.paused or d.strategy_type != "RollingUpdate":
+        return False
+    rss = replicasets_of(snap, d)
+    new = find_new_replicaset(d, rss)
+    if new is None or new.replicas != d.replicas:
+        return False
+    old = [rs for rs in rss if rs.key != new.key]
+    if any(rs.replicas != 0 for rs in old):
+        return False
+    return not _DeploymentSync._revision_annotations(new, max_revision(old) + 1)
 
 
 class _DeploymentSync:
