@@ -528,14 +528,20 @@ def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
 # --------------------------------------------------------------------------- the replay's entry
 
 
+_scoring: Any = None  # planner.plugins.scoring, once imported
+
+
 def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: np.ndarray) -> np.ndarray:
     """planner.plugins.scoring.score_nodes' totals as an array in ``feasible`` order, for a caller
     that knows the nodes' positions ``idx`` (the replay)."""
-    from planner.plugins import scoring  # it imports this module
+    global _scoring
+    if _scoring is None:
+        from planner.plugins import scoring  # it imports this module
 
+        _scoring = scoring
     arrays(cluster).known_positions(feasible, idx)
     total = np.zeros(len(feasible), dtype=np.int64)
-    for _name, s in scoring._run(pod, cluster, feasible):
+    for _name, s in _scoring._run(pod, cluster, feasible):
         if s is not None:
             total += s
     return total
