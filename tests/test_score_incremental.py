@@ -34,7 +34,7 @@ def test_same_pods_scored_as_the_cluster_changes(seed, tracked):
     incoming = [_random_pod(rng) for _ in range(3)]
     added = []
     made = 0
-    for _ in range(30):
+    for _ in range(60):
         p = rng.choice(incoming)
         feasible = [n.name for n in nodes if rng.random() < 0.8] or [nodes[0].name]
         if rng.random() < 0.3:

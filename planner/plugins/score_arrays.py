@@ -21,6 +21,7 @@ with ortools, a dependency of planner.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import OrderedDict
 from operator import attrgetter
@@ -130,6 +131,7 @@ class ClusterArrays:
         self.gens = np.zeros(n, dtype=np.int64)
         self.intolerable: dict[Any, np.ndarray] = {}
         self.per_node: dict[Any, list] = {}  # see _per_node
+        self.changes: list[int] = []  # every node recounted since the rebuild, in order (see _per_node)
         self.spread_prep: dict[Any, tuple] = {}  # see _spread_constraints
         # node -> (its gen before, the pod) when its last change was that pod appended to its pods
         self.appended: dict[int, tuple[int, Any]] = {}
@@ -210,6 +212,7 @@ class ClusterArrays:
             rq_cpu[i] = req.get(CPU, 0)  # NodeInfo.Requested
             rq_mem[i] = req.get(MEMORY, 0)
             gens[i] = self.tick
+        self.changes.extend(todo)
 
     def positions(self, feasible: list[str]) -> np.ndarray:
         """Node positions of ``feasible``; also sets ``self.sel``, the same as an index (a slice when
@@ -312,19 +315,21 @@ def _per_node(arr: ClusterArrays, key: Any, vector: Any, scalar: Any) -> np.ndar
     ``scalar(position)`` (the same formula in Python numbers, cheaper for a few nodes) or, for
     many, ``vector`` again."""
     ent = arr.per_node.get(key)
+    log = arr.changes
     if ent is None or ent[0] != arr.epoch:
         if len(arr.per_node) > 64:
             arr.per_node.clear()
-        ent = arr.per_node[key] = [arr.epoch, arr.gens, vector(np.arange(arr.n))]
-    elif ent[1] is not arr.gens:
-        changed = np.flatnonzero(arr.gens != ent[1])
+        ent = arr.per_node[key] = [arr.epoch, len(log), vector(np.arange(arr.n))]
+    elif ent[1] < len(log):
+        changed = set(log[ent[1]:])
         vals = ent[2]
-        if changed.size > 32:
-            vals[changed] = vector(changed)
+        if len(changed) > 32:
+            at = np.fromiter(changed, dtype=np.intp, count=len(changed))
+            vals[at] = vector(at)
         else:
-            for i in changed.tolist():
+            for i in changed:
                 vals[i] = scalar(i)
-        ent[1] = arr.gens
+        ent[1] = len(log)
     return ent[2]
 
 
@@ -477,6 +482,9 @@ def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
         n_valid = int(np.count_nonzero(valid))
         if n_valid == m:
             valid = None
+    if all(c.is_hostname for c in constraints):
+        raw = _gather(_hostname_raw(arr, pod.namespace, constraints, pts.topology_normalizing_weight(n_valid)), arr)
+        return _normalize_spread(raw, valid, m)
     spec = pod.spec
     has_node_req = bool(spec.node_selector or (spec.affinity is not None and spec.affinity.node_required is not None))
     total: Any = None
@@ -510,7 +518,43 @@ def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
         total = part if total is None else total + part
     r = np.floor(total)
     r = r + ((total - r) >= 0.5)
-    raw = r.astype(np.int64)
+    return _normalize_spread(r.astype(np.int64), valid, m)
+
+
+def _hostname_raw(arr: ClusterArrays, ns: str, constraints: list, weight: float) -> np.ndarray:
+    """Score's raw value (the rounded sum of scoreForCount over the constraints) on every node,
+    for constraints that are all on the hostname: per node, so kept (_per_node) and updated for
+    the nodes whose pods changed; the same float64 operations as spread's."""
+    parts = []
+    for c in constraints:
+        codes, has, _ = arr.label_codes(c.key)
+        sel = c.selector
+        cnt_all = arr.selector_counts(ns, sel) if sel is not None and not sel.empty else None
+        parts.append((has, cnt_all, float(c.max_skew - 1)))
+
+    def vector(at: np.ndarray) -> np.ndarray:
+        total: Any = None
+        for has, cnt_all, base in parts:
+            term: Any = base if cnt_all is None else cnt_all[at].astype(np.float64) * weight + base
+            part = np.where(has[at], term, 0.0)
+            total = part if total is None else total + part
+        r = np.floor(total)
+        r = r + ((total - r) >= 0.5)
+        return r.astype(np.int64)
+
+    def scalar(i: int) -> int:
+        total: Any = None
+        for has, cnt_all, base in parts:
+            term = (base if cnt_all is None else float(cnt_all[i]) * weight + base) if has[i] else 0.0
+            total = term if total is None else total + term
+        r = math.floor(total)
+        return r + (1 if total - r >= 0.5 else 0)
+
+    key = ("spread-hostname", ns, tuple((c.selector, c.max_skew) for c in constraints), weight)
+    return _per_node(arr, key, vector, scalar)
+
+
+def _normalize_spread(raw: np.ndarray, valid: np.ndarray | None, m: int) -> np.ndarray:
     # NormalizeScore over the valid nodes (0 for the others)
     rv = raw if valid is None else raw[valid]
     if not rv.size:
