@@ -282,7 +282,11 @@ class TrackedIndex(Index):
         by_uid = self._active.get((namespace, kind, name))
         if not by_uid:
             return 0
-        return sum(c for u, c in by_uid.items() if not u or not uid or u == uid)
+        n = 0
+        for u, c in by_uid.items():
+            if not u or not uid or u == uid:
+                n += c
+        return n
 
     def _track(self, kind: str, key: str, ts: str) -> None:
         self._untrack(kind, key)
@@ -444,13 +448,14 @@ def _plain(v: object) -> object:
 # --------------------------------------------------------------------------- controllers
 
 from planner.controllers.deployment import (  # noqa: E402
+    _reconcile_deployment,
     deployment_status,
     reconcile_deployment,
     resolve_fenceposts,
     rollout_complete,
 )
 from planner.controllers.disruption import can_evict, disruption_status, disruptions_allowed  # noqa: E402
-from planner.controllers.replicaset import reconcile_replicaset, replicaset_status  # noqa: E402
+from planner.controllers.replicaset import _reconcile_replicaset, reconcile_replicaset, replicaset_status  # noqa: E402
 from planner.controllers.statefulset import (  # noqa: E402
     reconcile_statefulset,
     statefulset_complete,
@@ -699,11 +704,12 @@ class Reconciler:
                 self._sync(key)
             out.extend(actions)
 
+        # the index is attached for good: the syncs themselves, without entering it each time
         for key in self._take(self.deployments, snap.deployments):
-            if a := reconcile_deployment(snap, key):
+            if a := _reconcile_deployment(snap, key):
                 run(a)
         for key in self._take(self.replicasets, snap.replicasets):
-            if a := reconcile_replicaset(snap, key):
+            if a := _reconcile_replicaset(snap, key):
                 run(a)
         for key in self._take(self.statefulsets, snap.statefulsets):
             if a := reconcile_statefulset(snap, key):

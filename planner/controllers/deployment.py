@@ -168,6 +168,19 @@ _EQUAL_MAX = 1 << 16
 def _equal_ignore_hash(t1: PodTemplate, t2: PodTemplate) -> bool:
     if type(t1) is not PodTemplate or type(t2) is not PodTemplate:
         return _strip_hash(t1) == _strip_hash(t2)
+    if _TEMPLATE_FIELDS == ("labels", "spec", "annotations"):  # the fields, spelt out: cheaper
+        a, b = t1.spec, t2.spec
+        if a is not b and not a == b:
+            return False
+        a, b = t1.annotations, t2.annotations
+        if a is not b and not a == b:
+            return False
+        a, b = t1.labels, t2.labels
+        if LABEL_POD_TEMPLATE_HASH in a:
+            a = {k: v for k, v in a.items() if k != LABEL_POD_TEMPLATE_HASH}
+        if LABEL_POD_TEMPLATE_HASH in b:
+            b = {k: v for k, v in b.items() if k != LABEL_POD_TEMPLATE_HASH}
+        return a is b or a == b
     for name in _TEMPLATE_FIELDS:
         a, b = getattr(t1, name), getattr(t2, name)
         if name == "labels":
@@ -317,19 +330,24 @@ def rollout_complete(snap: Snapshot, dep_key: str) -> bool:
 def reconcile_deployment(snap: Snapshot, key: str) -> list[Action]:
     """deployment_controller.go syncDeployment: a paused Deployment or a scaling event is only
     scaled (sync); otherwise the strategy's rollout runs (Recreate or RollingUpdate)."""
+    with indexed(snap):
+        return _reconcile_deployment(snap, key)
+
+
+def _reconcile_deployment(snap: Snapshot, key: str) -> list[Action]:
+    """reconcile_deployment with an index attached."""
     d = snap.deployments.get(key)
     if d is None:
         return []
-    with indexed(snap):
-        if SETTLED_SHORTCUT and _settled(snap, d):
-            return []
-        s = _DeploymentSync(snap, d)
-        if d.paused or s.is_scaling_event():
-            s.sync()
-        elif d.strategy_type == "Recreate":
-            s.rollout_recreate()
-        else:
-            s.rollout_rolling()
+    if SETTLED_SHORTCUT and _settled(snap, d):
+        return []
+    s = _DeploymentSync(snap, d)
+    if d.paused or s.is_scaling_event():
+        s.sync()
+    elif d.strategy_type == "Recreate":
+        s.rollout_recreate()
+    else:
+        s.rollout_rolling()
     return s.actions
 
 
@@ -350,14 +368,15 @@ def _settled(snap: Snapshot, d: Deployment) -> bool:
     reconcileOldReplicaSets no old replicas."""
     if d.paused or d.strategy_type != "RollingUpdate":
         return False
-    rss = replicasets_of(snap, d)
-    new = find_new_replicaset(d, rss)
+    rss = replicasets_of(snap, d)  # by creation: find_new_replicaset's order
+    template = d.template
+    new = next((rs for rs in rss if equal_ignore_hash(rs.template, template)), None)
     if new is None or new.replicas != d.replicas:
         return False
     old = [rs for rs in rss if rs.key != new.key]
     if any(rs.replicas != 0 for rs in old):
         return False
-    return not _DeploymentSync._revision_annotations(new, max_revision(old) + 1)
+    return not _DeploymentSync._revision_annotations(new, max_revision(old) + 1 if old else 1)
 
 
 class _DeploymentSync:
