@@ -169,18 +169,18 @@ def _equal_ignore_hash(t1: PodTemplate, t2: PodTemplate) -> bool:
     if type(t1) is not PodTemplate or type(t2) is not PodTemplate:
         return _strip_hash(t1) == _strip_hash(t2)
     if _TEMPLATE_FIELDS == ("labels", "spec", "annotations"):  # the fields, spelt out: cheaper
-        a, b = t1.spec, t2.spec
-        if a is not b and not a == b:
+        s1, s2 = t1.spec, t2.spec
+        if s1 is not s2 and not s1 == s2:
             return False
-        a, b = t1.annotations, t2.annotations
-        if a is not b and not a == b:
+        n1, n2 = t1.annotations, t2.annotations
+        if n1 is not n2 and not n1 == n2:
             return False
-        a, b = t1.labels, t2.labels
-        if LABEL_POD_TEMPLATE_HASH in a:
-            a = {k: v for k, v in a.items() if k != LABEL_POD_TEMPLATE_HASH}
-        if LABEL_POD_TEMPLATE_HASH in b:
-            b = {k: v for k, v in b.items() if k != LABEL_POD_TEMPLATE_HASH}
-        return a is b or a == b
+        l1, l2 = t1.labels, t2.labels
+        if LABEL_POD_TEMPLATE_HASH in l1:
+            l1 = {k: v for k, v in l1.items() if k != LABEL_POD_TEMPLATE_HASH}
+        if LABEL_POD_TEMPLATE_HASH in l2:
+            l2 = {k: v for k, v in l2.items() if k != LABEL_POD_TEMPLATE_HASH}
+        return l1 is l2 or l1 == l2
     for name in _TEMPLATE_FIELDS:
         a, b = getattr(t1, name), getattr(t2, name)
         if name == "labels":
