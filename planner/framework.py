@@ -49,15 +49,25 @@ class Status:
         return ", ".join(self.reasons)
 
 
+# pkg/scheduler/util/pod_resources.go: what NonZeroRequested counts for a pod without a cpu
+# (memory) request (planner/plugins/score_noderesources.py, which documents the approximation).
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+
 class NodeInfo:
     """framework.NodeInfo: a node and the pods the scheduler believes are on it."""
 
-    __slots__ = ("node", "pods", "requested", "used_ports", "pods_with_affinity", "pods_with_required_anti_affinity", "by_namespace", "generation")
+    __slots__ = ("node", "pods", "requested", "nonzero_cpu", "nonzero_mem", "used_ports", "pods_with_affinity",
+                 "pods_with_required_anti_affinity", "by_namespace", "generation")
 
     def __init__(self, node: Node, pods: Iterable[Pod] = ()) -> None:
         self.node = node
         self.pods: list[Pod] = []
         self.requested: dict[str, int] = {CPU: 0, MEMORY: 0, EPHEMERAL_STORAGE: 0}
+        # NonZeroRequested: cpu and memory with the defaults for pods that do not request them
+        self.nonzero_cpu = 0
+        self.nonzero_mem = 0
         # (protocol, port) -> set of host IPs in use ("0.0.0.0" is every IP)
         self.used_ports: dict[tuple[str, int], set[str]] = {}
         self.pods_with_affinity: list[Pod] = []
@@ -79,6 +89,8 @@ class NodeInfo:
         c.node = self.node
         c.pods = list(self.pods)
         c.requested = dict(self.requested)
+        c.nonzero_cpu = self.nonzero_cpu
+        c.nonzero_mem = self.nonzero_mem
         c.used_ports = {k: set(v) for k, v in self.used_ports.items()}
         c.pods_with_affinity = list(self.pods_with_affinity)
         c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
@@ -91,8 +103,11 @@ class NodeInfo:
         self.pods.append(pod)
         self.by_namespace.setdefault(pod.namespace, []).append(pod)
         req = self.requested
-        for k, v in pod.spec.requests.items():
+        preq = pod.spec.requests
+        for k, v in preq.items():
             req[k] = req.get(k, 0) + v
+        self.nonzero_cpu += preq[CPU] if CPU in preq else DEFAULT_MILLI_CPU_REQUEST
+        self.nonzero_mem += preq[MEMORY] if MEMORY in preq else DEFAULT_MEMORY_REQUEST
         for hp in pod.spec.host_ports:
             self.used_ports.setdefault((hp.protocol, hp.port), set()).add(hp.host_ip)
         aff = pod.spec.affinity
@@ -116,8 +131,11 @@ class NodeInfo:
                 del same_ns[i]
                 break
         req = self.requested
-        for k, v in pod.spec.requests.items():
+        preq = pod.spec.requests
+        for k, v in preq.items():
             req[k] = req.get(k, 0) - v
+        self.nonzero_cpu -= preq[CPU] if CPU in preq else DEFAULT_MILLI_CPU_REQUEST
+        self.nonzero_mem -= preq[MEMORY] if MEMORY in preq else DEFAULT_MEMORY_REQUEST
         for hp in pod.spec.host_ports:
             ips = self.used_ports.get((hp.protocol, hp.port))
             if ips is not None:

@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import heapq
 import uuid
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
@@ -271,7 +270,23 @@ class TrackedIndex(Index):
         self._times: dict[tuple[str, str], datetime] = {}  # ("Pod" | "ReplicaSet", key) -> creation time
         self._count: dict[datetime, int] = {}
         self._heap: list[tuple[float, datetime]] = []  # (-timestamp, time), stale entries popped lazily
+        # active pods (is_pod_active) per controller and controller uid, and what each pod added
+        # there; a pod keeps its activity while it is indexed (the replay's binds do not change it)
+        self._active: dict[OwnerKey, dict[str, int]] = {}
+        self._active_of: dict[str, tuple[OwnerKey, str]] = {}
         super().__init__(snap)
+
+    def active_pods(self, namespace: str, kind: str, name: str, uid: str) -> int:
+        """The number of active pods controlled_by(kind, name, uid): the pods of the owner key
+        whose owner uid is empty, or ``uid`` is, or both are equal."""
+        by_uid = self._active.get((namespace, kind, name))
+        if not by_uid:
+            return 0
+        n = 0
+        for u, c in by_uid.items():
+            if not u or not uid or u == uid:
+                n += c
+        return n
 
     def _track(self, kind: str, key: str, ts: str) -> None:
         self._untrack(kind, key)
@@ -292,10 +307,23 @@ class TrackedIndex(Index):
     def add_pod(self, p: Pod) -> None:
         super().add_pod(p)
         self._track("Pod", p.key, p.creation_timestamp)
+        self._deactivate(p.key)
+        k = self._owner(p.namespace, p.owner)
+        if k is not None and is_pod_active(p):
+            uid = p.owner.uid if p.owner is not None else ""
+            by_uid = self._active.setdefault(k, {})
+            by_uid[uid] = by_uid.get(uid, 0) + 1
+            self._active_of[p.key] = (k, uid)
 
     def remove_pod(self, p: Pod) -> None:
         super().remove_pod(p)
         self._untrack("Pod", p.key)
+        self._deactivate(p.key)
+
+    def _deactivate(self, key: str) -> None:
+        was = self._active_of.pop(key, None)
+        if was is not None:
+            self._active[was[0]][was[1]] -= 1
 
     def add_replicaset(self, rs: ReplicaSet) -> None:
         super().add_replicaset(rs)
@@ -318,18 +346,27 @@ def index_of(snap: Snapshot) -> Index:
     return ix if isinstance(ix, Index) else Index(snap)
 
 
-@contextmanager
-def indexed(snap: Snapshot) -> Iterator[Index]:
-    """Attach an index to ``snap`` for the duration (nested uses share the outer one)."""
-    ix = snap.__dict__.get(_INDEX_ATTR)
-    if isinstance(ix, Index):
-        yield ix
-        return
-    ix = snap.__dict__[_INDEX_ATTR] = Index(snap)
-    try:
-        yield ix
-    finally:
-        snap.__dict__.pop(_INDEX_ATTR, None)
+class indexed:  # noqa: N801 - used as a function: ``with indexed(snap) as ix``
+    """Attach an index to ``snap`` for the duration (nested uses share the outer one).  A class
+    rather than a generator context manager: every sync enters one."""
+
+    __slots__ = ("snap", "owner")
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.snap = snap
+        self.owner = False
+
+    def __enter__(self) -> Index:
+        ix = self.snap.__dict__.get(_INDEX_ATTR)
+        if isinstance(ix, Index):
+            return ix
+        self.owner = True
+        ix = self.snap.__dict__[_INDEX_ATTR] = Index(self.snap)
+        return ix
+
+    def __exit__(self, *exc: object) -> None:
+        if self.owner:
+            self.snap.__dict__.pop(_INDEX_ATTR, None)
 
 
 def object_uid(kind: str, namespace: str, name: str, created: str) -> str:
@@ -411,13 +448,14 @@ def _plain(v: object) -> object:
 # --------------------------------------------------------------------------- controllers
 
 from planner.controllers.deployment import (  # noqa: E402
+    _reconcile_deployment,
     deployment_status,
     reconcile_deployment,
     resolve_fenceposts,
     rollout_complete,
 )
 from planner.controllers.disruption import can_evict, disruption_status, disruptions_allowed  # noqa: E402
-from planner.controllers.replicaset import reconcile_replicaset, replicaset_status  # noqa: E402
+from planner.controllers.replicaset import _reconcile_replicaset, reconcile_replicaset, replicaset_status  # noqa: E402
 from planner.controllers.statefulset import (  # noqa: E402
     reconcile_statefulset,
     statefulset_complete,
@@ -666,12 +704,16 @@ class Reconciler:
                 self._sync(key)
             out.extend(actions)
 
+        # the index is attached for good: the syncs themselves, without entering it each time
         for key in self._take(self.deployments, snap.deployments):
-            run(reconcile_deployment(snap, key))
+            if a := _reconcile_deployment(snap, key):
+                run(a)
         for key in self._take(self.replicasets, snap.replicasets):
-            run(reconcile_replicaset(snap, key))
+            if a := _reconcile_replicaset(snap, key):
+                run(a)
         for key in self._take(self.statefulsets, snap.statefulsets):
-            run(reconcile_statefulset(snap, key))
+            if a := reconcile_statefulset(snap, key):
+                run(a)
         run(collect_claims(snap))
         self.everything = False
         if out:

@@ -24,6 +24,7 @@ from planner.controllers import (
     Clock,
     CreatePod,
     DeletePod,
+    TrackedIndex,
     controlled_by,
     generate_name,
     index_of,
@@ -199,18 +200,21 @@ def _reconcile_replicaset(snap: Snapshot, key: str) -> list[Action]:
     if rs is None:
         return []
     # the common case first: as many active pods as replicas, nothing to do (no sort, no clock);
-    # the count of pods_of_replicaset's active pods, inlined
-    keys = index_of(snap).pods.get((rs.namespace, "ReplicaSet", rs.name), {})
-    pods = snap.pods
+    # the count of pods_of_replicaset's active pods (kept by the replay's index), inlined
+    ix = index_of(snap)
     name, uid = rs.name, rs.uid
-    active = 0
-    for k in keys:
-        p = pods.get(k)
-        if p is None or p.phase in _TERMINAL or p.terminating:
-            continue
-        o = p.owner  # controlled_by(p.owner, "ReplicaSet", name, uid)
-        if o is not None and o.controller and o.kind == "ReplicaSet" and o.name == name and (not o.uid or not uid or o.uid == uid):
-            active += 1
+    if isinstance(ix, TrackedIndex):
+        active = ix.active_pods(rs.namespace, "ReplicaSet", name, uid)
+    else:
+        pods = snap.pods
+        active = 0
+        for k in ix.pods.get((rs.namespace, "ReplicaSet", name), {}):
+            p = pods.get(k)
+            if p is None or p.phase in _TERMINAL or p.terminating:
+                continue
+            o = p.owner  # controlled_by(p.owner, "ReplicaSet", name, uid)
+            if o is not None and o.controller and o.kind == "ReplicaSet" and o.name == name and (not o.uid or not uid or o.uid == uid):
+                active += 1
     if active == rs.replicas:
         return []
     filtered = [p for p in pods_of_replicaset(snap, rs) if is_pod_active(p)]

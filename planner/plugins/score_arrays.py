@@ -21,6 +21,7 @@ with ortools, a dependency of planner.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import OrderedDict
 from operator import attrgetter
@@ -36,8 +37,6 @@ from planner.plugins import score_podtopologyspread as pts
 from planner.plugins import score_tainttoleration as tt
 
 MAX = 100
-_DEF_CPU = nr.DEFAULT_MILLI_CPU_REQUEST
-_DEF_MEM = nr.DEFAULT_MEMORY_REQUEST
 _get_node = attrgetter("node")
 _get_pods = attrgetter("pods")
 _MAX_SELECTORS = 64
@@ -132,6 +131,7 @@ class ClusterArrays:
         self.gens = np.zeros(n, dtype=np.int64)
         self.intolerable: dict[Any, np.ndarray] = {}
         self.per_node: dict[Any, list] = {}  # see _per_node
+        self.changes: list[int] = []  # every node recounted since the rebuild, in order (see _per_node)
         self.spread_prep: dict[Any, tuple] = {}  # see _spread_constraints
         # node -> (its gen before, the pod) when its last change was that pod appended to its pods
         self.appended: dict[int, tuple[int, Any]] = {}
@@ -191,41 +191,28 @@ class ClusterArrays:
         self.jpos = len(journal) if journal is not None else None
 
     def _recount(self, todo: list[int], pods_lists: list, added: dict[int, Any]) -> None:
-        """The sums of the nodes in ``todo``: from their pods, or, for the nodes in ``added``,
-        the old sums plus that one pod's."""
+        """The sums of the nodes in ``todo``, as their NodeInfo keeps them (Requested and
+        NonZeroRequested); ``added``: the nodes whose change was one pod appended (see _Counts)."""
         nz_cpu, nz_mem, rq_cpu, rq_mem = self.nz_cpu, self.nz_mem, self.req_cpu, self.req_mem
         self.tick += 1
         gens = self.gens = self.gens.copy()  # a new array: _Counts compare theirs by identity first
         appended = self.appended
+        infos = self.infos
+        assert infos is not None
         for i in todo:
             one = added.get(i)
             if one is not None:
                 appended[i] = (int(gens[i]), one)
-                c, m, rc, rm = int(nz_cpu[i]), int(nz_mem[i]), int(rq_cpu[i]), int(rq_mem[i])
-                pods = [one]
             else:
                 appended.pop(i, None)
-                c = m = rc = rm = 0
-                pods = pods_lists[i]
-            for p in pods:
-                req = p.spec.requests
-                if CPU in req:
-                    v = req[CPU]
-                    c += v
-                    rc += v
-                else:
-                    c += _DEF_CPU
-                if MEMORY in req:
-                    v = req[MEMORY]
-                    m += v
-                    rm += v
-                else:
-                    m += _DEF_MEM
-            nz_cpu[i] = c
-            nz_mem[i] = m
-            rq_cpu[i] = rc  # NodeInfo.Requested
-            rq_mem[i] = rm
+            ni = infos[i]
+            req = ni.requested
+            nz_cpu[i] = ni.nonzero_cpu
+            nz_mem[i] = ni.nonzero_mem
+            rq_cpu[i] = req.get(CPU, 0)  # NodeInfo.Requested
+            rq_mem[i] = req.get(MEMORY, 0)
             gens[i] = self.tick
+        self.changes.extend(todo)
 
     def positions(self, feasible: list[str]) -> np.ndarray:
         """Node positions of ``feasible``; also sets ``self.sel``, the same as an index (a slice when
@@ -328,19 +315,21 @@ def _per_node(arr: ClusterArrays, key: Any, vector: Any, scalar: Any) -> np.ndar
     ``scalar(position)`` (the same formula in Python numbers, cheaper for a few nodes) or, for
     many, ``vector`` again."""
     ent = arr.per_node.get(key)
+    log = arr.changes
     if ent is None or ent[0] != arr.epoch:
         if len(arr.per_node) > 64:
             arr.per_node.clear()
-        ent = arr.per_node[key] = [arr.epoch, arr.gens, vector(np.arange(arr.n))]
-    elif ent[1] is not arr.gens:
-        changed = np.flatnonzero(arr.gens != ent[1])
+        ent = arr.per_node[key] = [arr.epoch, len(log), vector(np.arange(arr.n))]
+    elif ent[1] < len(log):
+        changed = set(log[ent[1]:])
         vals = ent[2]
-        if changed.size > 32:
-            vals[changed] = vector(changed)
+        if len(changed) > 32:
+            at = np.fromiter(changed, dtype=np.intp, count=len(changed))
+            vals[at] = vector(at)
         else:
-            for i in changed.tolist():
+            for i in changed:
                 vals[i] = scalar(i)
-        ent[1] = arr.gens
+        ent[1] = len(log)
     return ent[2]
 
 
@@ -493,6 +482,9 @@ def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
         n_valid = int(np.count_nonzero(valid))
         if n_valid == m:
             valid = None
+    if all(c.is_hostname for c in constraints):
+        raw = _gather(_hostname_raw(arr, pod.namespace, constraints, pts.topology_normalizing_weight(n_valid)), arr)
+        return _normalize_spread(raw, valid, m)
     spec = pod.spec
     has_node_req = bool(spec.node_selector or (spec.affinity is not None and spec.affinity.node_required is not None))
     total: Any = None
@@ -526,7 +518,43 @@ def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
         total = part if total is None else total + part
     r = np.floor(total)
     r = r + ((total - r) >= 0.5)
-    raw = r.astype(np.int64)
+    return _normalize_spread(r.astype(np.int64), valid, m)
+
+
+def _hostname_raw(arr: ClusterArrays, ns: str, constraints: list, weight: float) -> np.ndarray:
+    """Score's raw value (the rounded sum of scoreForCount over the constraints) on every node,
+    for constraints that are all on the hostname: per node, so kept (_per_node) and updated for
+    the nodes whose pods changed; the same float64 operations as spread's."""
+    parts = []
+    for c in constraints:
+        codes, has, _ = arr.label_codes(c.key)
+        sel = c.selector
+        cnt_all = arr.selector_counts(ns, sel) if sel is not None and not sel.empty else None
+        parts.append((has, cnt_all, float(c.max_skew - 1)))
+
+    def vector(at: np.ndarray) -> np.ndarray:
+        total: Any = None
+        for has, cnt_all, base in parts:
+            term: Any = base if cnt_all is None else cnt_all[at].astype(np.float64) * weight + base
+            part = np.where(has[at], term, 0.0)
+            total = part if total is None else total + part
+        r = np.floor(total)
+        r = r + ((total - r) >= 0.5)
+        return r.astype(np.int64)
+
+    def scalar(i: int) -> int:
+        total: Any = None
+        for has, cnt_all, base in parts:
+            term = (base if cnt_all is None else float(cnt_all[i]) * weight + base) if has[i] else 0.0
+            total = term if total is None else total + term
+        r = math.floor(total)
+        return r + (1 if total - r >= 0.5 else 0)
+
+    key = ("spread-hostname", ns, tuple((c.selector, c.max_skew) for c in constraints), weight)
+    return _per_node(arr, key, vector, scalar)
+
+
+def _normalize_spread(raw: np.ndarray, valid: np.ndarray | None, m: int) -> np.ndarray:
     # NormalizeScore over the valid nodes (0 for the others)
     rv = raw if valid is None else raw[valid]
     if not rv.size:
@@ -544,14 +572,20 @@ def spread(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
 # --------------------------------------------------------------------------- the replay's entry
 
 
+_scoring: Any = None  # planner.plugins.scoring, once imported
+
+
 def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: np.ndarray) -> np.ndarray:
     """planner.plugins.scoring.score_nodes' totals as an array in ``feasible`` order, for a caller
     that knows the nodes' positions ``idx`` (the replay)."""
-    from planner.plugins import scoring  # it imports this module
+    global _scoring
+    if _scoring is None:
+        from planner.plugins import scoring  # it imports this module
 
+        _scoring = scoring
     arrays(cluster).known_positions(feasible, idx)
     total = np.zeros(len(feasible), dtype=np.int64)
-    for _name, s in scoring._run(pod, cluster, feasible):
+    for _name, s in _scoring._run(pod, cluster, feasible):
         if s is not None:
             total += s
     return total

@@ -159,6 +159,31 @@ _TOPOLOGY = "_ipa_score_topology"
 _MAX_ENTRIES = 256
 
 
+def _own_terms_share(ni: NodeInfo, pod: Pod, ns_labels: dict[str, str], memo: dict, label_keys: dict[int, bool]) -> list[tuple[str, str, int]]:
+    """_node_contribution for an incoming pod without preferred terms: the terms of the node's
+    pods with affinity that match it, pod by pod (the same sums as by groups)."""
+    labels = ni.node.labels
+    out: list[tuple[str, str, int]] = []
+    if not labels or not ni.pods_with_affinity:
+        return out  # processExistingPod: a node without labels contributes nothing
+    for ep in ni.pods_with_affinity:
+        aff = ep.spec.affinity
+        if aff is None:
+            continue
+        uses = label_keys.get(id(aff))
+        if uses is None:
+            uses = label_keys[id(aff)] = _uses_label_keys(ep)
+        mk = (id(aff), ep.namespace, tuple(sorted(ep.labels.items())) if uses else None)
+        contribs = memo.get(mk)
+        if contribs is None:
+            contribs = memo[mk] = _existing_contributions(ep, pod, ns_labels)
+        for tk, delta in contribs:
+            v = labels.get(tk)
+            if v is not None:
+                out.append((tk, v, delta))
+    return out
+
+
 def _node_summary(cluster: ClusterState, ni: NodeInfo, has_constraints: bool) -> list[tuple[Pod, int, tuple]] | None:
     """What _node_contribution reads of the node's pods; None when it contributes nothing."""
     if not ni.node.labels:
@@ -226,6 +251,7 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
                               "jpos": None, "sources": [None] * len(infos)}
     gens, shares, topology, sources = entry["gens"], entry["shares"], entry["topology"], entry["sources"]
     memo: dict[tuple, list[tuple[str, int]]] = {}
+    label_keys: dict[int, bool] = {}  # id(affinity) -> _uses_label_keys, for this call
     # a journalled cluster (ClusterState.track) names the nodes changed since: only those are looked at
     journal = cluster.journal
     jpos = entry["jpos"]
@@ -238,16 +264,26 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
         ni = infos[i]
         if gens[i] == ni.generation:
             continue
-        # a share is a function of the node object and its summary (for this signature): when
-        # both are the very objects it was computed from, it stands
-        summary = _node_summary(cluster, ni, has_constraints)
         src = sources[i]
-        if src is not None and src[0] is ni.node and src[1] is summary:
-            gens[i] = ni.generation
-            continue
-        sources[i] = (ni.node, summary)
+        if has_constraints:
+            # a share is a function of the node object and its summary (for this signature):
+            # when both are the very objects it was computed from, it stands
+            summary = _node_summary(cluster, ni, has_constraints)
+            if src is not None and src[0] is ni.node and src[1] is summary:
+                gens[i] = ni.generation
+                continue
+            sources[i] = (ni.node, summary)
+            new = _node_contribution(ni, summary, inc_aff, inc_anti, pod, ns_labels, memo)
+        else:
+            # only the existing pods' own terms count: a function of the node object and its
+            # pods with affinity (add_pod appends to that list, remove_pod makes a new one)
+            pwa = ni.pods_with_affinity
+            if src is not None and src[0] is ni.node and src[1] is pwa and src[2] == len(pwa):
+                gens[i] = ni.generation
+                continue
+            sources[i] = (ni.node, pwa, len(pwa))
+            new = _own_terms_share(ni, pod, ns_labels, memo, label_keys)
         old = shares[i]
-        new = _node_contribution(ni, summary, inc_aff, inc_anti, pod, ns_labels, memo)
         for tk, v, d in old:
             topology[tk][v] -= d
         for tk, v, d in new:

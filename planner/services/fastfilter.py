@@ -45,6 +45,7 @@ from planner.plugins import (
 from planner.plugins import podtopologyspread as pts
 
 STATIC = (nodeunschedulable, nodename, tainttoleration, nodeaffinity)
+_BASIC = (CPU, MEMORY, EPHEMERAL_STORAGE)
 _MAX_CACHE = 4096
 
 
@@ -67,6 +68,8 @@ class FastFilter:
         # (namespace or namespaces, selector, include terminating) -> matching pods per node
         self.counts: dict[Any, np.ndarray] = {}
         self.count_keys: list[Any] = []  # counts' keys in insertion order (see _keys_matching)
+        self.log: list[int] = []  # the node of every bind and delete, in order (see _resources)
+        self.res_cache: dict[Any, list] = {}  # requests checked -> [mask, len(log) it reflects]
         self.key_cache: dict[Any, list] = {}
         # existing required anti-affinity terms: term key -> (AffinityTerm, pods per node)
         self.anti_terms: dict[Any, tuple[ipa.AffinityTerm, np.ndarray, list[int]]] = {}  # term, per node, [total]
@@ -94,6 +97,7 @@ class FastFilter:
         i = self.pos.get(pod.spec.node_name)
         if i is None:
             return
+        self.log.append(i)
         self.npods[i] += sign
         for r, v in pod.spec.requests.items():
             if r in self.used:
@@ -199,16 +203,38 @@ class FastFilter:
         return mask
 
     def _resources(self, pod: Pod) -> np.ndarray:
-        # fit.go fitsRequest: pod count, then each requested resource (> 0) against allocatable - requested
-        ok = self.npods + 1 <= self.alloc[PODS]
-        for r, q in pod.spec.requests.items():
-            if q <= 0:
-                continue
-            if r in (CPU, MEMORY, EPHEMERAL_STORAGE):
-                ok &= q <= self.alloc[r] - self.used[r]
-            elif noderesourcesfit.is_scalar_resource_name(r):
-                a, u = self._scalar(r)
-                ok &= q <= a - u
+        """fit.go fitsRequest: pod count, then each requested resource (> 0) against allocatable
+        minus requested.  Kept per set of requests and brought up to date for the nodes whose pods
+        changed since (self.log); the caller must not change the array."""
+        need = tuple((r, q) for r, q in pod.spec.requests.items()
+                     if q > 0 and (r in _BASIC or noderesourcesfit.is_scalar_resource_name(r)))
+        hit = self.res_cache.get(need)
+        if hit is None:
+            ok = self.npods + 1 <= self.alloc[PODS]
+            for r, q in need:
+                if r in _BASIC:
+                    ok &= q <= self.alloc[r] - self.used[r]
+                else:
+                    a, u = self._scalar(r)
+                    ok &= q <= a - u
+            if len(self.res_cache) > _MAX_CACHE:
+                self.res_cache.clear()
+            self.res_cache[need] = [ok, len(self.log)]
+            return ok
+        ok, seen = hit
+        if seen < len(self.log):
+            pods_alloc = self.alloc[PODS]
+            for i in set(self.log[seen:]):
+                fits = int(self.npods[i]) + 1 <= int(pods_alloc[i])
+                for r, q in need:
+                    if not fits:
+                        break
+                    if r in _BASIC:
+                        fits = q <= int(self.alloc[r][i]) - int(self.used[r][i])
+                    else:
+                        fits = q <= int(self.scalar_alloc[r][i]) - int(self.scalar_used[r][i])
+                ok[i] = fits
+            hit[1] = len(self.log)
         return ok
 
     def _eligible(self, pod: Pod, keys: tuple[str, ...], c: Any) -> np.ndarray:

@@ -14,6 +14,7 @@ Pending pods or an unfinished rollout is *stuck*.
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -417,6 +418,18 @@ class Simulator:
     # ------------------------------------------------------------------ run
 
     def run(self, steps: list[Step], watch: list[WorkloadRef]) -> dict:
+        """Replay the steps after step 0; the cyclic garbage collector is paused meanwhile, as
+        planner.load pauses it: the replay's objects hold no cycles worth collecting, and a full
+        collection would walk the whole cluster (0.2 s a time at 5,000 nodes)."""
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._run(steps, watch)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _run(self, steps: list[Step], watch: list[WorkloadRef]) -> dict:
         records = []
         for i, step in enumerate([Step("initial")] + steps):
             self.step_index = i
