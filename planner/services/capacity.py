@@ -64,16 +64,17 @@ def capacity(
     # for every smaller count (check_by_known_order re-verifies it through the filters); only
     # counts it does not settle get a full check.  Unschedulable answers always come from check.
     known: dict[str, str] | None = None
+    known_plans: list | None = None
     total = rng[1] - rng[0] + 1
     with same_pods(snap):
         for i, n in enumerate(range(rng[1], rng[0] - 1, -1)):
             if progress:
                 progress(f"checking {n} replicas ({i + 1}/{total})")
-            out = check_by_known_order(snap, [ref], n, known) if known else None
+            out = check_by_known_order(snap, [ref], n, known, known_plans) if known else None
             if out is None:
                 out = check_replicas(snap, [ref], n, opts)
                 if out.schedulable and out.placement:
-                    known = out.placement
+                    known, known_plans = out.placement, out.plans
             by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out)}
     rows = [by_count[n] for n in range(rng[0], rng[1] + 1)]
     ok: list[int] = [r["replicas"] for r in rows if r["schedulable"]]

@@ -109,7 +109,9 @@ def _attempt(problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveO
     return CheckOutcome(True, placement, [], [], problem, stats, [])
 
 
-def check_by_known_order(snap: Snapshot, refs: list[WorkloadRef], replicas: int, order: dict[str, str]) -> CheckOutcome | None:
+def check_by_known_order(
+    snap: Snapshot, refs: list[WorkloadRef], replicas: int, order: dict[str, str], known_plans: list[Plan] | None = None
+) -> CheckOutcome | None:
     """Schedulable by a known placement order, or None (then only a full check decides).
 
     ``order`` is a verified witness for more replicas of the same workloads (pod -> node, in
@@ -118,7 +120,13 @@ def check_by_known_order(snap: Snapshot, refs: list[WorkloadRef], replicas: int,
     and an OrderedReady workload's pods come in creation order, that is a witness for this count,
     verified like any other.  (A prefix of a valid placement sequence is valid: an OrderedReady
     StatefulSet's witness is in ordinal order, so its smaller counts are its prefixes.)  Anything
-    else, including a pod the order does not name, gives None; never an "unschedulable"."""
+    else, including a pod the order does not name, gives None; never an "unschedulable".
+
+    ``known_plans``: the plans ``order`` was verified for.  When this count keeps and removes the
+    same pods, its new pods are equal to theirs and come first in ``order``, its starting cluster
+    differs from theirs only by the unbound claims of the pods it does not create (which no filter
+    of another pod reads), so the prefix of the verified sequence is itself verified and is not
+    replayed again."""
     plans = [plan_workload(snap, ref, replicas) for ref in refs]
     new = {p.key: p for plan in plans for p in plan.new}
     if not new or any(k not in order for k in new):
@@ -126,9 +134,14 @@ def check_by_known_order(snap: Snapshot, refs: list[WorkloadRef], replicas: int,
     sequence = [k for k in order if k in new]
     for plan in plans:
         if plan.ordered and plan.new:
-            mine = [k for k in sequence if any(k == p.key for p in plan.new)]
-            if mine != [p.key for p in plan.new]:
+            keys = {p.key for p in plan.new}
+            if [k for k in sequence if k in keys] != [p.key for p in plan.new]:
                 return None
+    stats: dict[str, Any] = {"pods_to_place": len(new), "model": "known order"}
+    notes = [n for p in plans for n in p.notes]
+    if known_plans is not None and _prefix_of(plans, known_plans, sequence, order):
+        stats["model"] = "prefix of a verified witness"
+        return CheckOutcome(True, {k: order[k] for k in sequence}, [], plans, None, stats, notes)
     cluster = cluster_after_plans(snap, plans)
     witness = WitnessFilters(cluster)
     placement: dict[str, str] = {}
@@ -138,8 +151,23 @@ def check_by_known_order(snap: Snapshot, refs: list[WorkloadRef], replicas: int,
             return None
         witness.placed(bind_pod(cluster, new[k], node, witness.volume_state(new[k])))
         placement[k] = node
-    stats: dict[str, Any] = {"pods_to_place": len(new), "nodes": len(cluster.node_infos), "model": "known order"}
-    return CheckOutcome(True, placement, [], plans, None, stats, [n for p in plans for n in p.notes])
+    stats["nodes"] = len(cluster.node_infos)
+    return CheckOutcome(True, placement, [], plans, None, stats, notes)
+
+
+def _prefix_of(plans: list[Plan], known: list[Plan], sequence: list[str], order: dict[str, str]) -> bool:
+    """Is ``sequence`` (this count's new pods in ``order``) the start of ``order``, with the same
+    kept and removed pods as ``known`` and new pods and claims equal to ``known``'s?"""
+    if len(plans) != len(known) or list(order)[: len(sequence)] != sequence:
+        return False
+    known_new = {p.key: p for plan in known for p in plan.new}
+    known_claims = {c.key: c for plan in known for c in plan.new_claims}
+    for plan, kp in zip(plans, known):
+        if [p.key for p in plan.keep] != [p.key for p in kp.keep] or [p.key for p in plan.remove] != [p.key for p in kp.remove]:
+            return False
+        if any(known_new.get(p.key) != p for p in plan.new) or any(known_claims.get(c.key) != c for c in plan.new_claims):
+            return False
+    return True
 
 
 # --------------------------------------------------------------------------- witness
