@@ -27,8 +27,10 @@ ported function):
   pkg/registry/core/pod/storage/eviction.go
 
 This module holds the action types, the shared helpers of pkg/controller/controller_utils.go and
-k8s.io/apimachinery/pkg/util/intstr, ``reconcile``, ``apply`` and a garbage collector for the
-claims whose owner is gone (pkg/controller/garbagecollector, reduced to ownerReferences).
+k8s.io/apimachinery/pkg/util/intstr, ``reconcile``, ``apply``, a garbage collector for the
+claims whose owner is gone (pkg/controller/garbagecollector, reduced to ownerReferences), and
+``Reconciler``: ``reconcile`` + ``apply`` as the replay runs them, syncing only the objects whose
+inputs changed (the controllers are level-triggered; see its docstring).
 """
 
 from __future__ import annotations

@@ -7,16 +7,21 @@ numpy arrays kept per ClusterState:
 
 * static per node (rebuilt when ``cluster.node_infos`` or a node object changes): allocatable cpu
   and memory, whether the node has taints, per topology key the value code of every node;
-* dynamic per node, revalidated on every call: pod count and identity of the last pod.  Nodes
-  whose signature changed get their requested and non-zero requested sums (and, per (namespace,
-  selector), their matching-pod counts) recomputed in Python; add_pod appends
-  and remove_pod deletes, so any change moves the count or the last pod (the one blind spot --
-  removing a middle pod and the last one, then adding a new pod and re-adding that same last pod
-  object with no score call in between -- cannot come from binding new pods).
+* dynamic per node, revalidated on every call: the nodes that changed are those a journalled
+  ClusterState names (ClusterState.track: the replay), or else those whose pod count or last pod
+  changed (add_pod appends and remove_pod deletes, so any change moves one of them; the one blind
+  spot -- removing a middle pod and the last one, then adding a new pod and re-adding that same
+  last pod object with no score call in between -- cannot come from binding new pods).  Their
+  requested and non-zero requested sums are read from the NodeInfo, which keeps both, and they
+  are logged (``changes``, with the pod when the change was one pod appended);
+* per (namespace, selector), the matching pods per node, and per pod requests (or spread
+  constraints on the hostname) the plugin's value per node: kept across pods and brought up to
+  date for the logged nodes only (a node that only gained a pod adds that pod's match).
 
 Every formula is the reference's, in the same float64 operations and order (see
-tests/test_scoring.py::test_fast_path_equals_reference), so scores are identical.  numpy comes
-with ortools, a dependency of planner.
+tests/test_scoring.py::test_fast_path_equals_reference; tests/test_score_incremental.py holds the
+kept values to the reference as the cluster changes), so scores are identical.  numpy comes with
+ortools, a dependency of planner.
 """
 
 from __future__ import annotations

@@ -10,6 +10,14 @@ retried whenever the cluster changes (the scheduling queue's unschedulable pods 
 cluster events).  Pods are ready as soon as they are bound.  The world is stable when neither the
 controllers nor the scheduler can change anything; after the last step a stable world with
 Pending pods or an unfinished rollout is *stuck*.
+
+Speed (the same answers with less work; ``Simulator(incremental=False)`` runs the full passes, and
+tests/test_replay_incremental.py holds both equal): the controllers sync only the objects whose
+inputs changed (controllers.Reconciler: a dirty set per kind, everything on the first pass); the
+queue is kept as pods are created, bound and deleted; the filters run on node arrays updated per
+bind (fastfilter.py), only numFeasibleNodesToFind nodes are scored, on per-node values kept
+across pods (plugins/score_arrays.py) that follow the cluster's journal of changed nodes; the
+cyclic garbage collector is paused while the replay runs.
 """
 
 from __future__ import annotations
