@@ -268,8 +268,12 @@ class Simulator:
             return positions
         start = self.next_start
         cut = int(np.searchsorted(positions, start))
-        ranked = np.concatenate((positions[cut:], positions[:cut]))
-        chosen = ranked[:want]
+        # the first ``want`` of positions[cut:] + positions[:cut]
+        tail = len(positions) - cut
+        if tail >= want:
+            chosen = positions[cut:cut + want]
+        else:
+            chosen = np.concatenate((positions[cut:], positions[:min(cut, want - tail)]))
         processed = ((int(chosen[-1]) - start) % n) + 1 if len(chosen) == want else n
         self.next_start = (start + processed) % n
         return chosen
