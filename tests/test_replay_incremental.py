@@ -156,3 +156,16 @@ def test_a_waiting_rollout_moves_on_when_its_pod_is_placed():
         _assert_same(a, b, key)
         assert any(e["type"] == "scaled" for e in a["steps"][-1]["events"]), a["steps"][-1]["events"]
 
+
+
+def test_the_replay_index_is_not_left_on_the_snapshot():
+    """After run, the snapshot is the caller's: controllers' lookups build a fresh index again."""
+    from planner import controllers
+    from planner.load import load_snapshot
+
+    snap = load_snapshot([str(SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml")])
+    ref = _refs(snap)[0]
+    sim = Simulator(snap, seed=1)
+    sim.run([Step("rollout", {"ref": ref, "workload": str(ref), "image": "x:2"})], [ref])
+    assert controllers._INDEX_ATTR not in sim.snap.__dict__
+    assert controllers.rollout_complete(sim.snap, ref.key)

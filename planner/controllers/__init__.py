@@ -603,14 +603,20 @@ class Reconciler:
     def __init__(self, snap: Snapshot) -> None:
         self.snap = snap
         self.index = TrackedIndex(snap)
-        snap.__dict__[_INDEX_ATTR] = self.index
+        self.attach()
         self.everything = True
         self.deployments: set[str] = set()
         self.replicasets: set[str] = set()
         self.statefulsets: set[str] = set()
         self.unsynced: set[str] = set(snap.statefulsets)  # StatefulSets apply() has to sync
 
+    def attach(self) -> None:
+        """Make the index the snapshot's (what index_of and indexed find) while the replay keeps
+        it current."""
+        self.snap.__dict__[_INDEX_ATTR] = self.index
+
     def detach(self) -> None:
+        """Take it off: whoever changes the snapshot next would not keep it current."""
         if self.snap.__dict__.get(_INDEX_ATTR) is self.index:
             del self.snap.__dict__[_INDEX_ATTR]
 

@@ -435,9 +435,13 @@ class Simulator:
         collection would walk the whole cluster (0.2 s a time at 5,000 nodes)."""
         was_enabled = gc.isenabled()
         gc.disable()
+        if self.ctrl is not None:
+            self.ctrl.attach()
         try:
             return self._run(steps, watch)
         finally:
+            if self.ctrl is not None:
+                self.ctrl.detach()  # self.snap is the caller's to change from now on
             if was_enabled:
                 gc.enable()
 
