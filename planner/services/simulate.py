@@ -97,6 +97,23 @@ class Simulator:
         fast: bool = True,
         incremental: bool = True,
     ) -> None:
+        was_enabled = gc.isenabled()
+        gc.disable()  # as in run(): building the cluster and the indexes makes no cycles
+        try:
+            self._setup(snap, seed, pod_management, progress, fast, incremental)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _setup(
+        self,
+        snap: Snapshot,
+        seed: int,
+        pod_management: str | None,
+        progress: Callable[[str], None] | None,
+        fast: bool,
+        incremental: bool,
+    ) -> None:
         self.snap = snap.copy()
         if pod_management:
             for k, s in list(self.snap.statefulsets.items()):
