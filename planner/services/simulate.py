@@ -205,10 +205,10 @@ class Simulator:
         for a in actions:
             if isinstance(a, controllers.CreatePod):
                 key = a.pod.key
-                if key not in self._seq:
-                    self._seq[key] = self._next_seq
-                    self._next_seq += 1
                 if self.snap.pods.get(key) is a.pod:
+                    if key not in self._seq:  # a new key goes to the end of snap.pods
+                        self._seq[key] = self._next_seq
+                        self._next_seq += 1
                     if a.pod.spec.node_name:
                         self._unbound.pop(key, None)
                     else:
