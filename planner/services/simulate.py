@@ -133,6 +133,7 @@ class Simulator:
             rs.owner is None or rs.owner.controller for rs in self.snap.replicasets.values()
         )
         self.next_start = 0  # schedule_one.go nextStartNodeIndex
+        self._zones: dict[str, tuple[Any, str | None]] = {}  # see _zone
         self.rng = random.Random(seed)
         self.progress = progress
         self.step_index = 0
@@ -266,8 +267,7 @@ class Simulator:
                 self.ctrl.pod_changed(bound)
             self.pending_since.pop(pod.key, None)
             self.placements += 1
-            node = self.snap.nodes[host]
-            self._event("scheduled", pod=pod.key, node=host, zone=node.zone)
+            self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
             moved = True
         return moved
 
@@ -529,11 +529,22 @@ class Simulator:
             out.extend(ix.owned_pods(snap, rs.namespace, "ReplicaSet", rs.name))
         return out
 
+    def _zone(self, node_name: str) -> str | None:
+        """The zone of a node of the snapshot (None when it has none or is gone), remembered per
+        node object."""
+        node = self.snap.nodes.get(node_name) if node_name else None
+        if node is None:
+            return None
+        hit = self._zones.get(node_name)
+        if hit is None or hit[0] is not node:
+            hit = self._zones[node_name] = (node, node.zone)
+        return hit[1]
+
     def zone_counts(self, ref: WorkloadRef) -> dict[str, int]:
         counts = {z: 0 for z in self.snap.zones}
         for p in self._pods_of(ref):
             if is_running(p) and owned_by(self.snap, p, ref):
-                z = self.snap.nodes[p.spec.node_name].zone if p.spec.node_name in self.snap.nodes else None
+                z = self._zone(p.spec.node_name)
                 if z is not None:
                     counts[z] = counts.get(z, 0) + 1
         return counts
@@ -547,8 +558,7 @@ class Simulator:
         for r in watch:
             for p in sorted(self._pods_of(r), key=lambda p: p.key):
                 if owned_by(self.snap, p, r):
-                    node = self.snap.nodes.get(p.spec.node_name) if p.spec.node_name else None
-                    pods[p.key] = {"node": p.spec.node_name or None, "zone": node.zone if node else None, "phase": p.phase, "workload": str(r)}
+                    pods[p.key] = {"node": p.spec.node_name or None, "zone": self._zone(p.spec.node_name), "phase": p.phase, "workload": str(r)}
         return {
             "pods": pods,
             "zones": {str(r): self.zone_counts(r) for r in watch},
