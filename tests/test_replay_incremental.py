@@ -156,3 +156,44 @@ def test_a_waiting_rollout_moves_on_when_its_pod_is_placed():
         _assert_same(a, b, key)
         assert any(e["type"] == "scaled" for e in a["steps"][-1]["events"]), a["steps"][-1]["events"]
 
+
+
+def test_the_replay_index_is_not_left_on_the_snapshot():
+    """After run, the snapshot is the caller's: controllers' lookups build a fresh index again."""
+    from planner import controllers
+    from planner.load import load_snapshot
+
+    snap = load_snapshot([str(SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml")])
+    ref = _refs(snap)[0]
+    sim = Simulator(snap, seed=1)
+    sim.run([Step("rollout", {"ref": ref, "workload": str(ref), "image": "x:2"})], [ref])
+    assert controllers._INDEX_ATTR not in sim.snap.__dict__
+    assert controllers.rollout_complete(sim.snap, ref.key)
+
+
+def test_kept_queue_is_the_scanned_queue(bench_clusters, monkeypatch):
+    """Every pass, the queue kept as pods come and go lists the pods a scan of snap.pods finds,
+    in the same order (priority, then snap.pods order)."""
+    orig = Simulator._queue
+    calls = []
+
+    def checked(self):
+        got = orig(self)
+        if self.ctrl is not None:
+            ctrl, self.ctrl = self.ctrl, None
+            try:
+                want = orig(self)
+            finally:
+                self.ctrl = ctrl
+            assert [p.key for p in got] == [p.key for p in want]
+            calls.append(len(got))
+        return got
+
+    monkeypatch.setattr(Simulator, "_queue", checked)
+    snap = bench_clusters[0]
+    web = parse_workload("deployment/bench/bench-web", None)
+    for seed in range(3):
+        steps = [Step("scale", {"ref": web, "workload": str(web), "replicas": 40}),
+                 *_safe_steps(snap, _extra_steps(snap, random.Random(seed)))]
+        Simulator(snap, seed=seed).run(steps, [web])
+    assert sum(calls) > 0

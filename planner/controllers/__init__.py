@@ -27,8 +27,10 @@ ported function):
   pkg/registry/core/pod/storage/eviction.go
 
 This module holds the action types, the shared helpers of pkg/controller/controller_utils.go and
-k8s.io/apimachinery/pkg/util/intstr, ``reconcile``, ``apply`` and a garbage collector for the
-claims whose owner is gone (pkg/controller/garbagecollector, reduced to ownerReferences).
+k8s.io/apimachinery/pkg/util/intstr, ``reconcile``, ``apply``, a garbage collector for the
+claims whose owner is gone (pkg/controller/garbagecollector, reduced to ownerReferences), and
+``Reconciler``: ``reconcile`` + ``apply`` as the replay runs them, syncing only the objects whose
+inputs changed (the controllers are level-triggered; see its docstring).
 """
 
 from __future__ import annotations
@@ -274,7 +276,16 @@ class TrackedIndex(Index):
         # there; a pod keeps its activity while it is indexed (the replay's binds do not change it)
         self._active: dict[OwnerKey, dict[str, int]] = {}
         self._active_of: dict[str, tuple[OwnerKey, str]] = {}
+        self._building = True  # the heap and latest are made once at the end
         super().__init__(snap)
+        self._building = False
+        self._heap = [(-t.timestamp(), t) for t, c in self._count.items() if c > 0]
+        heapq.heapify(self._heap)
+        self.begin_pass()
+
+    def _stamp(self, ts: str) -> None:
+        if not self._building:  # while building, begin_pass sets latest at the end
+            super()._stamp(ts)
 
     def active_pods(self, namespace: str, kind: str, name: str, uid: str) -> int:
         """The number of active pods controlled_by(kind, name, uid): the pods of the owner key
@@ -296,7 +307,7 @@ class TrackedIndex(Index):
         self._times[(kind, key)] = t
         c = self._count.get(t, 0)
         self._count[t] = c + 1
-        if c == 0:
+        if c == 0 and not self._building:
             heapq.heappush(self._heap, (-t.timestamp(), t))
 
     def _untrack(self, kind: str, key: str) -> None:
@@ -305,15 +316,19 @@ class TrackedIndex(Index):
             self._count[t] -= 1
 
     def add_pod(self, p: Pod) -> None:
-        super().add_pod(p)
-        self._track("Pod", p.key, p.creation_timestamp)
-        self._deactivate(p.key)
-        k = self._owner(p.namespace, p.owner)
-        if k is not None and is_pod_active(p):
-            uid = p.owner.uid if p.owner is not None else ""
+        # Index.add_pod, with what this index keeps besides
+        key = p.key
+        o = p.owner
+        k = (p.namespace, o.kind, o.name) if o is not None and o.controller else None
+        if k is not None:
+            self.pods.setdefault(k, {})[key] = None
+        self._stamp(p.creation_timestamp)
+        self._track("Pod", key, p.creation_timestamp)
+        self._deactivate(key)
+        if k is not None and o is not None and not p.terminal and not p.terminating:  # is_pod_active
             by_uid = self._active.setdefault(k, {})
-            by_uid[uid] = by_uid.get(uid, 0) + 1
-            self._active_of[p.key] = (k, uid)
+            by_uid[o.uid] = by_uid.get(o.uid, 0) + 1
+            self._active_of[key] = (k, o.uid)
 
     def remove_pod(self, p: Pod) -> None:
         super().remove_pod(p)
@@ -601,14 +616,20 @@ class Reconciler:
     def __init__(self, snap: Snapshot) -> None:
         self.snap = snap
         self.index = TrackedIndex(snap)
-        snap.__dict__[_INDEX_ATTR] = self.index
+        self.attach()
         self.everything = True
         self.deployments: set[str] = set()
         self.replicasets: set[str] = set()
         self.statefulsets: set[str] = set()
         self.unsynced: set[str] = set(snap.statefulsets)  # StatefulSets apply() has to sync
 
+    def attach(self) -> None:
+        """Make the index the snapshot's (what index_of and indexed find) while the replay keeps
+        it current."""
+        self.snap.__dict__[_INDEX_ATTR] = self.index
+
     def detach(self) -> None:
+        """Take it off: whoever changes the snapshot next would not keep it current."""
         if self.snap.__dict__.get(_INDEX_ATTR) is self.index:
             del self.snap.__dict__[_INDEX_ATTR]
 

@@ -7,16 +7,21 @@ numpy arrays kept per ClusterState:
 
 * static per node (rebuilt when ``cluster.node_infos`` or a node object changes): allocatable cpu
   and memory, whether the node has taints, per topology key the value code of every node;
-* dynamic per node, revalidated on every call: pod count and identity of the last pod.  Nodes
-  whose signature changed get their requested and non-zero requested sums (and, per (namespace,
-  selector), their matching-pod counts) recomputed in Python; add_pod appends
-  and remove_pod deletes, so any change moves the count or the last pod (the one blind spot --
-  removing a middle pod and the last one, then adding a new pod and re-adding that same last pod
-  object with no score call in between -- cannot come from binding new pods).
+* dynamic per node, revalidated on every call: the nodes that changed are those a journalled
+  ClusterState names (ClusterState.track: the replay), or else those whose pod count or last pod
+  changed (add_pod appends and remove_pod deletes, so any change moves one of them; the one blind
+  spot -- removing a middle pod and the last one, then adding a new pod and re-adding that same
+  last pod object with no score call in between -- cannot come from binding new pods).  Their
+  requested and non-zero requested sums are read from the NodeInfo, which keeps both, and they
+  are logged (``changes``, with the pod when the change was one pod appended);
+* per (namespace, selector), the matching pods per node, and per pod requests (or spread
+  constraints on the hostname) the plugin's value per node: kept across pods and brought up to
+  date for the logged nodes only (a node that only gained a pod adds that pod's match).
 
 Every formula is the reference's, in the same float64 operations and order (see
-tests/test_scoring.py::test_fast_path_equals_reference), so scores are identical.  numpy comes
-with ortools, a dependency of planner.
+tests/test_scoring.py::test_fast_path_equals_reference; tests/test_score_incremental.py holds the
+kept values to the reference as the cluster changes), so scores are identical.  numpy comes with
+ortools, a dependency of planner.
 """
 
 from __future__ import annotations
@@ -42,50 +47,54 @@ _get_pods = attrgetter("pods")
 _MAX_SELECTORS = 64
 
 
+_FULL: Any = object()  # _Counts.sync: a node to count again
+
+
 class _Counts:
     """Matching pods of one (namespace, selector) on every node, by node position."""
 
-    __slots__ = ("ns", "selector", "cnt", "gens", "epoch")
+    __slots__ = ("ns", "selector", "cnt", "seen", "epoch")
 
     def __init__(self, ns: str, selector: LabelSelector) -> None:
         self.ns = ns
         self.selector = selector
         self.epoch = -1
         self.cnt = np.zeros(0, dtype=np.int64)
-        self.gens = np.zeros(0, dtype=np.int64)
+        self.seen = 0  # how much of arr.changes this count reflects
 
     def sync(self, arr: ClusterArrays) -> np.ndarray:
+        """Brought up to date with the nodes recounted since (arr.changes): a node whose only
+        change was one pod appended gains that pod's match, any other is counted again."""
+        todo: dict[int, Any]
+        log = arr.changes
         if self.epoch != arr.epoch:
-            n = arr.n
-            self.cnt = np.zeros(n, dtype=np.int64)
-            todo: list[int] = list(range(n))
+            self.cnt = np.zeros(arr.n, dtype=np.int64)
+            todo = dict.fromkeys(range(arr.n), _FULL)
             self.epoch = arr.epoch
-        elif arr.changed_since(self.gens):
-            todo = np.flatnonzero(arr.gens != self.gens).tolist()
+        elif self.seen < len(log):
+            todo = {}
+            added = arr.change_pods
+            for k in range(self.seen, len(log)):
+                i = log[k]
+                todo[i] = _FULL if i in todo or added[k] is None else added[k]
         else:
-            todo = []
-        if todo:
-            ns = self.ns
-            m = self.selector.matches
-            cnt = self.cnt
-            infos = arr.infos
-            assert infos is not None
-            appended = arr.appended
-            seen = self.gens
-            for i in todo:
-                hit = appended.get(i)
-                if hit is not None and len(seen) == arr.n and hit[0] == seen[i]:
-                    # the node only gained this pod since this count looked at it
-                    p = hit[1]
-                    if not p.terminating and p.namespace == ns and m(p.labels):
-                        cnt[i] += 1
-                    continue
-                c = 0
-                for p in infos[i].by_namespace.get(ns, ()):  # the node's pods in ns
-                    if not p.terminating and p.namespace == ns and m(p.labels):
-                        c += 1
-                cnt[i] = c
-        self.gens = arr.gens
+            return self.cnt
+        self.seen = len(log)
+        ns = self.ns
+        m = self.selector.matches
+        cnt = self.cnt
+        infos = arr.infos
+        assert infos is not None
+        for i, one in todo.items():
+            if one is not _FULL:
+                if not one.terminating and one.namespace == ns and m(one.labels):
+                    cnt[i] += 1
+                continue
+            c = 0
+            for p in infos[i].by_namespace.get(ns, ()):  # the node's pods in ns
+                if not p.terminating and p.namespace == ns and m(p.labels):
+                    c += 1
+            cnt[i] = c
         return self.cnt
 
 
@@ -101,8 +110,6 @@ class ClusterArrays:
         self.last_feasible: list[str] | None = None
         self.last_idx = np.zeros(0, dtype=np.intp)
         self.jpos: int | None = None  # how much of cluster.journal has been read (None: not journalled)
-        self.gens = np.zeros(0, dtype=np.int64)  # per node, bumped when its pods change (a new array then)
-        self.tick = 0
 
     # ------------------------------------------------------------------ static part
 
@@ -128,16 +135,13 @@ class ClusterArrays:
         self.nz_mem = np.zeros(n, dtype=np.int64)
         self.last_feasible = None
         self.sel: Any = None
-        self.gens = np.zeros(n, dtype=np.int64)
         self.intolerable: dict[Any, np.ndarray] = {}
         self.per_node: dict[Any, list] = {}  # see _per_node
-        self.changes: list[int] = []  # every node recounted since the rebuild, in order (see _per_node)
+        # every node recounted since the rebuild, in order, and with each the pod appended to it
+        # when that was the whole change (None otherwise): see _per_node and _Counts
+        self.changes: list[int] = []
+        self.change_pods: list[Any] = []
         self.spread_prep: dict[Any, tuple] = {}  # see _spread_constraints
-        # node -> (its gen before, the pod) when its last change was that pod appended to its pods
-        self.appended: dict[int, tuple[int, Any]] = {}
-
-    def changed_since(self, gens: np.ndarray) -> bool:
-        return gens is not self.gens
 
     def refresh(self) -> None:
         """Revalidate against the cluster; recompute what changed.
@@ -194,25 +198,17 @@ class ClusterArrays:
         """The sums of the nodes in ``todo``, as their NodeInfo keeps them (Requested and
         NonZeroRequested); ``added``: the nodes whose change was one pod appended (see _Counts)."""
         nz_cpu, nz_mem, rq_cpu, rq_mem = self.nz_cpu, self.nz_mem, self.req_cpu, self.req_mem
-        self.tick += 1
-        gens = self.gens = self.gens.copy()  # a new array: _Counts compare theirs by identity first
-        appended = self.appended
         infos = self.infos
         assert infos is not None
         for i in todo:
-            one = added.get(i)
-            if one is not None:
-                appended[i] = (int(gens[i]), one)
-            else:
-                appended.pop(i, None)
             ni = infos[i]
             req = ni.requested
             nz_cpu[i] = ni.nonzero_cpu
             nz_mem[i] = ni.nonzero_mem
             rq_cpu[i] = req.get(CPU, 0)  # NodeInfo.Requested
             rq_mem[i] = req.get(MEMORY, 0)
-            gens[i] = self.tick
         self.changes.extend(todo)
+        self.change_pods.extend(added.get(i) for i in todo)
 
     def positions(self, feasible: list[str]) -> np.ndarray:
         """Node positions of ``feasible``; also sets ``self.sel``, the same as an index (a slice when
@@ -311,7 +307,7 @@ def _least(r: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 def _per_node(arr: ClusterArrays, key: Any, vector: Any, scalar: Any) -> np.ndarray:
     """A score that depends only on the node and the pod's ``key``, for every node: computed
-    once by ``vector(positions)``, then for the nodes whose pods changed since (arr.gens) by
+    once by ``vector(positions)``, then for the nodes whose pods changed since (arr.changes) by
     ``scalar(position)`` (the same formula in Python numbers, cheaper for a few nodes) or, for
     many, ``vector`` again."""
     ent = arr.per_node.get(key)

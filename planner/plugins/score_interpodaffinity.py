@@ -168,8 +168,9 @@ def _own_terms_share(ni: NodeInfo, pod: Pod, ns_labels: dict[str, str], memo: di
         return out  # processExistingPod: a node without labels contributes nothing
     for ep in ni.pods_with_affinity:
         aff = ep.spec.affinity
-        if aff is None:
-            continue
+        if aff is None or not (aff.pod_affinity_preferred or aff.pod_anti_affinity_preferred
+                               or (HARD_POD_AFFINITY_WEIGHT > 0 and aff.pod_affinity_required)):
+            continue  # no term processExistingPod scores (required anti-affinity only)
         uses = label_keys.get(id(aff))
         if uses is None:
             uses = label_keys[id(aff)] = _uses_label_keys(ep)

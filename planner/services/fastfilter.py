@@ -302,6 +302,20 @@ class FastFilter:
             c = chk.constraint
             dc = chk.domain_counts
             n_domains = chk.n_domains
+            if len(dc) <= 16:
+                # few domains (zones): in Python, and the nodes of the domains allowed kept per
+                # pattern of allowed domains
+                counts = dc.tolist()
+                if n_domains < c.min_domains:
+                    gmin = 0
+                else:
+                    gmin = min(counts[d] for d in chk.present_list) if n_domains else pts.MAX_INT32
+                pattern = tuple(x + c.self_match - gmin <= c.max_skew for x in counts)
+                allowed = chk.allowed.get(pattern)
+                if allowed is None:
+                    allowed = chk.allowed[pattern] = np.array((*pattern, False), dtype=bool)[chk.lut_codes]
+                mask = mask & allowed
+                continue
             if n_domains < c.min_domains:
                 gmin = 0
             else:
@@ -401,7 +415,8 @@ class _SpreadCheck:
     """One DoNotSchedule constraint of a pod spec: its domains and eligible nodes, and the
     matching pods per domain over those nodes (updated as pods come and go)."""
 
-    __slots__ = ("constraint", "lut_codes", "sel_nodes", "codes", "present", "n_domains", "count_key", "domain_counts")
+    __slots__ = ("constraint", "lut_codes", "sel_nodes", "codes", "present", "present_list", "n_domains", "count_key",
+                 "domain_counts", "allowed")
 
     def __init__(self, constraint: pts.ConstraintState, lut_codes: np.ndarray, sel_nodes: np.ndarray, codes: np.ndarray,
                  present: np.ndarray, count_key: Any) -> None:
@@ -410,7 +425,9 @@ class _SpreadCheck:
         self.sel_nodes = sel_nodes  # eligible nodes with the key
         self.codes = codes
         self.present = present  # domains with an eligible node
-        self.n_domains = int(present.sum())
+        self.present_list = np.flatnonzero(present).tolist()
+        self.n_domains = len(self.present_list)
+        self.allowed: dict[tuple[bool, ...], np.ndarray] = {}  # allowed domains -> nodes in them
         self.count_key = count_key  # FastFilter.counts key, None for an empty or null selector
         self.domain_counts = np.zeros(len(present), dtype=np.int64)
 

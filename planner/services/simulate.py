@@ -10,6 +10,14 @@ retried whenever the cluster changes (the scheduling queue's unschedulable pods 
 cluster events).  Pods are ready as soon as they are bound.  The world is stable when neither the
 controllers nor the scheduler can change anything; after the last step a stable world with
 Pending pods or an unfinished rollout is *stuck*.
+
+Speed (the same answers with less work; ``Simulator(incremental=False)`` runs the full passes, and
+tests/test_replay_incremental.py holds both equal): the controllers sync only the objects whose
+inputs changed (controllers.Reconciler: a dirty set per kind, everything on the first pass); the
+queue is kept as pods are created, bound and deleted; the filters run on node arrays updated per
+bind (fastfilter.py), only numFeasibleNodesToFind nodes are scored, on per-node values kept
+across pods (plugins/score_arrays.py) that follow the cluster's journal of changed nodes; the
+cyclic garbage collector is paused while the replay runs.
 """
 
 from __future__ import annotations
@@ -89,6 +97,23 @@ class Simulator:
         fast: bool = True,
         incremental: bool = True,
     ) -> None:
+        was_enabled = gc.isenabled()
+        gc.disable()  # as in run(): building the cluster and the indexes makes no cycles
+        try:
+            self._setup(snap, seed, pod_management, progress, fast, incremental)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _setup(
+        self,
+        snap: Snapshot,
+        seed: int,
+        pod_management: str | None,
+        progress: Callable[[str], None] | None,
+        fast: bool,
+        incremental: bool,
+    ) -> None:
         self.snap = snap.copy()
         if pod_management:
             for k, s in list(self.snap.statefulsets.items()):
@@ -108,6 +133,7 @@ class Simulator:
             rs.owner is None or rs.owner.controller for rs in self.snap.replicasets.values()
         )
         self.next_start = 0  # schedule_one.go nextStartNodeIndex
+        self._zones: dict[str, tuple[Any, str | None]] = {}  # see _zone
         self.rng = random.Random(seed)
         self.progress = progress
         self.step_index = 0
@@ -180,10 +206,10 @@ class Simulator:
         for a in actions:
             if isinstance(a, controllers.CreatePod):
                 key = a.pod.key
-                if key not in self._seq:
-                    self._seq[key] = self._next_seq
-                    self._next_seq += 1
                 if self.snap.pods.get(key) is a.pod:
+                    if key not in self._seq:  # a new key goes to the end of snap.pods
+                        self._seq[key] = self._next_seq
+                        self._next_seq += 1
                     if a.pod.spec.node_name:
                         self._unbound.pop(key, None)
                     else:
@@ -241,8 +267,7 @@ class Simulator:
                 self.ctrl.pod_changed(bound)
             self.pending_since.pop(pod.key, None)
             self.placements += 1
-            node = self.snap.nodes[host]
-            self._event("scheduled", pod=pod.key, node=host, zone=node.zone)
+            self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
             moved = True
         return moved
 
@@ -260,8 +285,12 @@ class Simulator:
             return positions
         start = self.next_start
         cut = int(np.searchsorted(positions, start))
-        ranked = np.concatenate((positions[cut:], positions[:cut]))
-        chosen = ranked[:want]
+        # the first ``want`` of positions[cut:] + positions[:cut]
+        tail = len(positions) - cut
+        if tail >= want:
+            chosen = positions[cut:cut + want]
+        else:
+            chosen = np.concatenate((positions[cut:], positions[:min(cut, want - tail)]))
         processed = ((int(chosen[-1]) - start) % n) + 1 if len(chosen) == want else n
         self.next_start = (start + processed) % n
         return chosen
@@ -423,9 +452,13 @@ class Simulator:
         collection would walk the whole cluster (0.2 s a time at 5,000 nodes)."""
         was_enabled = gc.isenabled()
         gc.disable()
+        if self.ctrl is not None:
+            self.ctrl.attach()
         try:
             return self._run(steps, watch)
         finally:
+            if self.ctrl is not None:
+                self.ctrl.detach()  # self.snap is the caller's to change from now on
             if was_enabled:
                 gc.enable()
 
@@ -496,11 +529,22 @@ class Simulator:
             out.extend(ix.owned_pods(snap, rs.namespace, "ReplicaSet", rs.name))
         return out
 
+    def _zone(self, node_name: str) -> str | None:
+        """The zone of a node of the snapshot (None when it has none or is gone), remembered per
+        node object."""
+        node = self.snap.nodes.get(node_name) if node_name else None
+        if node is None:
+            return None
+        hit = self._zones.get(node_name)
+        if hit is None or hit[0] is not node:
+            hit = self._zones[node_name] = (node, node.zone)
+        return hit[1]
+
     def zone_counts(self, ref: WorkloadRef) -> dict[str, int]:
         counts = {z: 0 for z in self.snap.zones}
         for p in self._pods_of(ref):
             if is_running(p) and owned_by(self.snap, p, ref):
-                z = self.snap.nodes[p.spec.node_name].zone if p.spec.node_name in self.snap.nodes else None
+                z = self._zone(p.spec.node_name)
                 if z is not None:
                     counts[z] = counts.get(z, 0) + 1
         return counts
@@ -514,8 +558,7 @@ class Simulator:
         for r in watch:
             for p in sorted(self._pods_of(r), key=lambda p: p.key):
                 if owned_by(self.snap, p, r):
-                    node = self.snap.nodes.get(p.spec.node_name) if p.spec.node_name else None
-                    pods[p.key] = {"node": p.spec.node_name or None, "zone": node.zone if node else None, "phase": p.phase, "workload": str(r)}
+                    pods[p.key] = {"node": p.spec.node_name or None, "zone": self._zone(p.spec.node_name), "phase": p.phase, "workload": str(r)}
         return {
             "pods": pods,
             "zones": {str(r): self.zone_counts(r) for r in watch},
