@@ -396,6 +396,21 @@ class FastFilter:
             mask = self._slow(anti_free, mask, (ipa,))
         return mask
 
+    def _volume_class_ids(self) -> tuple[list[list[int]], np.ndarray]:
+        """problem.volume_classes (nodes VolumeBinding and VolumeZone cannot tell apart) and each
+        node's class as an array; recomputed when those classes change."""
+        from planner.services.problem import volume_classes
+
+        classes = volume_classes(self.cluster)
+        cached = getattr(self, "_vclass_cache", None)
+        if cached is not None and cached[0] is classes:
+            return classes, cached[1]
+        ids = np.empty(len(self.cluster.node_infos), dtype=np.int64)
+        for c, members in enumerate(classes):
+            ids[members] = c
+        self._vclass_cache = (classes, ids)
+        return classes, ids
+
     def _slow(self, pod: Pod, mask: np.ndarray, mods: tuple) -> np.ndarray:
         out = mask.copy()
         for mod in mods:
@@ -405,6 +420,13 @@ class FastFilter:
             if state is SKIP:
                 continue
             infos = self.cluster.node_infos
+            if mod in (volumebinding, volumezone) and not getattr(state, "selected", ()):
+                # their Filters read only what volume_classes groups by: one call per class
+                classes, ids = self._volume_class_ids()
+                failing = [c for c in np.unique(ids[out]) if mod.filter(state, pod, infos[classes[c][0]]) is not None]
+                if failing:
+                    out &= ~np.isin(ids, failing)
+                continue
             for i in np.flatnonzero(out):
                 if mod.filter(state, pod, infos[i]) is not None:
                     out[i] = False
