@@ -26,6 +26,7 @@ class SolveOptions:
     time_limit: float = DEFAULT_TIME_LIMIT
     seed: int = DEFAULT_SEED
     workers: int = DEFAULT_WORKERS
+    dtime: float | None = None  # a bound in deterministic seconds as well (repeatable, unlike wall time)
 
 
 @dataclass
@@ -45,6 +46,8 @@ def _solver(opts: SolveOptions) -> cp_model.CpSolver:
     p.max_time_in_seconds = opts.time_limit
     p.random_seed = opts.seed
     p.num_workers = max(1, opts.workers)
+    if opts.dtime is not None:
+        p.max_deterministic_time = opts.dtime
     if opts.workers > 1:
         p.interleave_search = True
     p.log_search_progress = False
@@ -87,9 +90,10 @@ _DROP_KINDS = ("anti", "affinity", "spread", "capacity", "static")
 
 
 QUICK_CORE_DTIME = 0.1  # deterministic seconds for a trial's plain search (see _core_trial)
+TRIAL_DTIME = 0.25  # and for its ordinary solve: a subset hard to prove infeasible keeps its guard
 
 
-def _core_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: float) -> tuple[str, list[Guard]]:
+def _core_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: float, quick: list[bool] | None = None) -> tuple[str, list[Guard]]:
     """One minimisation trial: is the model infeasible with only ``enabled`` assumed?
 
     First a plain single search without presolve, bounded in deterministic time (so that runs
@@ -97,7 +101,13 @@ def _core_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: f
     while the search's conflict analysis names a small subset (on the bench clusters 54 of 101
     guards, in 15-30 ms).  Models that this search cannot settle quickly (hundreds of pods on
     hundreds of classes) then get the ordinary solve (presolve, the configured workers), whose
-    core is every assumption it was given.  Returns (status, core) in ``enabled``'s order."""
+    core is every assumption it was given.  Returns (status, core) in ``enabled``'s order.
+
+    ``quick``: a one-element flag shared by the trials of one minimisation; once a plain search
+    runs out of its deterministic time, the later trials go straight to the ordinary solve."""
+    if quick is not None and not quick[0]:
+        r = solve(built, SolveOptions(time_limit=max(0.001, limit), seed=opts.seed, workers=opts.workers, dtime=TRIAL_DTIME), enabled=enabled)
+        return r.status, (r.core or list(enabled)) if r.status == "infeasible" else []
     model = built.model
     model.clear_assumptions()
     model.add_assumptions([g.lit for g in enabled])
@@ -119,10 +129,12 @@ def _core_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: f
         return "infeasible", core or list(enabled)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return "feasible", []
+    if quick is not None:
+        quick[0] = False
     left = limit - s.wall_time
     if left <= 0:
         return "unknown", []
-    r = solve(built, SolveOptions(time_limit=left, seed=opts.seed, workers=opts.workers), enabled=enabled)
+    r = solve(built, SolveOptions(time_limit=left, seed=opts.seed, workers=opts.workers, dtime=TRIAL_DTIME), enabled=enabled)
     return r.status, (r.core or list(enabled)) if r.status == "infeasible" else []
 
 
@@ -138,8 +150,10 @@ def minimise_core(built: Built, core: list[Guard], opts: SolveOptions | None = N
     deadline = time.monotonic() + opts.time_limit
     current = list(core)
 
+    quick = [True]
+
     def still_infeasible(trial: list[Guard]) -> list[Guard] | None:
-        status, c = _core_trial(built, trial, opts, deadline - time.monotonic())
+        status, c = _core_trial(built, trial, opts, deadline - time.monotonic(), quick)
         return c if status == "infeasible" else None
 
     first = still_infeasible(current)
