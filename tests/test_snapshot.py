@@ -60,3 +60,34 @@ def test_base_cluster_is_built_at_load_and_a_copy_builds_its_own():
     del copy.pods[gone]
     assert sum(len(ni.pods) for ni in copy.base_cluster().node_infos) == placed - 1
     assert sum(len(ni.pods) for ni in snap.base_cluster().node_infos) == placed
+
+
+def test_owner_index_follows_the_snapshot_as_it_changes():
+    """services.workloads._pods_owned reads a cached index: after pods are removed, added and
+    replaced it must still answer what a pass over every pod answers."""
+    import dataclasses
+
+    from planner.load import load_snapshot
+    from planner.services.workloads import _pods_owned
+
+    snap = load_snapshot([str(SCENARIOS / "seed-001-hpa-parallel.yaml")])
+
+    def scan(kind, ns, names):  # type: ignore[no-untyped-def]
+        return [p for p in snap.pods.values() if p.owner is not None and p.owner.kind == kind and p.owner.name in names and p.namespace == ns]
+
+    owners = {(p.owner.kind, p.namespace, p.owner.name) for p in snap.pods.values() if p.owner is not None}
+    assert owners
+
+    def agree():  # type: ignore[no-untyped-def]
+        for kind, ns, name in owners:
+            assert _pods_owned(snap, kind, ns, {name}) == scan(kind, ns, {name})
+
+    agree()
+    first = next(iter(snap.pods))
+    gone = snap.pods.pop(first)
+    agree()
+    snap.pods[first] = gone  # back, at the end
+    agree()
+    k = next(k for k, p in snap.pods.items() if p.owner is not None)
+    snap.pods[k] = dataclasses.replace(snap.pods[k], owner=None)  # replaced in place
+    agree()

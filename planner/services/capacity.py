@@ -11,7 +11,7 @@ from models.solve import SolveOptions
 from planner.domain import LABEL_HOSTNAME, StatefulSet
 from planner.errors import UsageError
 from planner.services.check import CheckOutcome, check_by_known_order, check_replicas
-from planner.services.workloads import WorkloadRef, find_workload, owned_by, same_pods
+from planner.services.workloads import WorkloadRef, find_workload, owned_by
 from planner.snapshot import Snapshot
 
 MAX_ADDED_NODES = 12
@@ -66,16 +66,15 @@ def capacity(
     known: dict[str, str] | None = None
     known_plans: list | None = None
     total = rng[1] - rng[0] + 1
-    with same_pods(snap):
-        for i, n in enumerate(range(rng[1], rng[0] - 1, -1)):
-            if progress:
-                progress(f"checking {n} replicas ({i + 1}/{total})")
-            out = check_by_known_order(snap, [ref], n, known, known_plans) if known else None
-            if out is None:
-                out = check_replicas(snap, [ref], n, opts)
-                if out.schedulable and out.placement:
-                    known, known_plans = out.placement, out.plans
-            by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out)}
+    for i, n in enumerate(range(rng[1], rng[0] - 1, -1)):
+        if progress:
+            progress(f"checking {n} replicas ({i + 1}/{total})")
+        out = check_by_known_order(snap, [ref], n, known, known_plans) if known else None
+        if out is None:
+            out = check_replicas(snap, [ref], n, opts)
+            if out.schedulable and out.placement:
+                known, known_plans = out.placement, out.plans
+        by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out)}
     rows = [by_count[n] for n in range(rng[0], rng[1] + 1)]
     ok: list[int] = [r["replicas"] for r in rows if r["schedulable"]]
     first_fail: int | None = next((r["replicas"] for r in rows if not r["schedulable"]), None)

@@ -17,8 +17,7 @@ Semantics (docs/semantics.md):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from planner.domain import (
@@ -177,38 +176,31 @@ def ordinal_of(sts: StatefulSet, pod: Pod) -> int | None:
     return int(tail) if tail.isdigit() and (tail == "0" or not tail.startswith("0")) else None
 
 
-# The pods of one owner, found by a pass over every pod (tens of ms at 150,000 pods).  Within
-# ``same_pods(snap)`` the passes are remembered, for a caller that asks several questions of one
-# snapshot it does not change (capacity's replica counts).
-_owned_memo: tuple[dict, dict[tuple, list[Pod]]] | None = None
-
-
-@contextmanager
-def same_pods(snap: Snapshot) -> Iterator[None]:
-    """While this is open, snap.pods must not change: owner scans of it are remembered."""
-    global _owned_memo
-    outer = _owned_memo
-    _owned_memo = (snap.pods, {})
-    try:
-        yield
-    finally:
-        _owned_memo = outer
+def _owner_index(snap: Snapshot) -> dict[tuple[str, str, str], list[tuple[int, Pod]]]:
+    """(owner kind, namespace, owner name) -> the controller's pods with their positions in
+    snap.pods.  Built in one pass and cached on the snapshot; checked on every use against the
+    pods themselves (one list comparison: the same objects, or equal ones, in the same order), so
+    a pod added, replaced or removed since is never missed."""
+    current = list(snap.pods.values())
+    cached = snap.__dict__.get("_owner_index")
+    if cached is not None and cached[0] == current:
+        return cached[1]
+    index: dict[tuple[str, str, str], list[tuple[int, Pod]]] = {}
+    for i, p in enumerate(current):
+        o = p.owner
+        if o is not None:
+            index.setdefault((o.kind, p.namespace, o.name), []).append((i, p))
+    snap.__dict__["_owner_index"] = (current, index)
+    return index
 
 
 def _pods_owned(snap: Snapshot, kind: str, namespace: str, names: set[str]) -> list[Pod]:
     """Pods of ``namespace`` whose controller owner is a ``kind`` named in ``names``, in snapshot order."""
-    memo = _owned_memo[1] if _owned_memo is not None and _owned_memo[0] is snap.pods else None
-    key = (kind, namespace, tuple(sorted(names)))
-    if memo is not None and key in memo:
-        return memo[key]
-    out = []
-    for p in snap.pods.values():
-        o = p.owner
-        if o is not None and o.name in names and o.kind == kind and p.namespace == namespace:
-            out.append(p)
-    if memo is not None:
-        memo[key] = out
-    return out
+    index = _owner_index(snap)
+    found = [index[k] for k in ((kind, namespace, n) for n in names) if k in index]
+    if len(found) == 1:
+        return [p for _, p in found[0]]
+    return [p for _, p in sorted((x for lst in found for x in lst), key=lambda x: x[0])]
 
 
 def plan_statefulset(snap: Snapshot, sts: StatefulSet, ref: WorkloadRef, replicas: int) -> Plan:
