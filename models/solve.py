@@ -89,25 +89,16 @@ def solve(built: Built, opts: SolveOptions | None = None, enabled: list[Guard] |
 _DROP_KINDS = ("anti", "affinity", "spread", "capacity", "static")
 
 
-QUICK_CORE_DTIME = 0.1  # deterministic seconds for a trial's plain search (see _core_trial)
+QUICK_CORE_DTIME = 0.1  # deterministic seconds for a trial's plain search (see _quick_trial)
 TRIAL_DTIME = 0.25  # and for its ordinary solve: a subset hard to prove infeasible keeps its guard
 
 
-def _core_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: float, quick: list[bool] | None = None) -> tuple[str, list[Guard]]:
-    """One minimisation trial: is the model infeasible with only ``enabled`` assumed?
-
-    First a plain single search without presolve, bounded in deterministic time (so that runs
-    repeat): when presolve proves infeasibility CP-SAT can only name every assumption as the core,
-    while the search's conflict analysis names a small subset (on the bench clusters 54 of 101
-    guards, in 15-30 ms).  Models that this search cannot settle quickly (hundreds of pods on
-    hundreds of classes) then get the ordinary solve (presolve, the configured workers), whose
-    core is every assumption it was given.  Returns (status, core) in ``enabled``'s order.
-
-    ``quick``: a one-element flag shared by the trials of one minimisation; once a plain search
-    runs out of its deterministic time, the later trials go straight to the ordinary solve."""
-    if quick is not None and not quick[0]:
-        r = solve(built, SolveOptions(time_limit=max(0.001, limit), seed=opts.seed, workers=opts.workers, dtime=TRIAL_DTIME), enabled=enabled)
-        return r.status, (r.core or list(enabled)) if r.status == "infeasible" else []
+def _quick_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: float) -> tuple[str, list[Guard]]:
+    """A minimisation trial by a plain single search without presolve, bounded in deterministic
+    time (so that runs repeat): when presolve proves infeasibility CP-SAT can only name every
+    assumption as the core, while the search's conflict analysis names a small subset (on the
+    bench clusters 54 of 101 guards, in 15-30 ms).  "unknown" when it runs out of time (models of
+    hundreds of pods on hundreds of classes).  Returns (status, core in ``enabled``'s order)."""
     model = built.model
     model.clear_assumptions()
     model.add_assumptions([g.lit for g in enabled])
@@ -125,16 +116,17 @@ def _core_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: f
     status = s.solve(model)
     if status == cp_model.INFEASIBLE:
         idx = set(s.sufficient_assumptions_for_infeasibility())
-        core = [g for g in enabled if g.lit.index in idx]
-        return "infeasible", core or list(enabled)
+        return "infeasible", [g for g in enabled if g.lit.index in idx] or list(enabled)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return "feasible", []
-    if quick is not None:
-        quick[0] = False
-    left = limit - s.wall_time
-    if left <= 0:
-        return "unknown", []
-    r = solve(built, SolveOptions(time_limit=left, seed=opts.seed, workers=opts.workers, dtime=TRIAL_DTIME), enabled=enabled)
+    return "unknown", []
+
+
+def _ordinary_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: float) -> tuple[str, list[Guard]]:
+    """A minimisation trial by the ordinary solve (presolve, the configured workers), bounded in
+    deterministic time too: a subset hard to prove infeasible keeps its guard.  Its core is
+    usually every assumption it was given."""
+    r = solve(built, SolveOptions(time_limit=max(0.001, limit), seed=opts.seed, workers=opts.workers, dtime=TRIAL_DTIME), enabled=enabled)
     return r.status, (r.core or list(enabled)) if r.status == "infeasible" else []
 
 
@@ -150,10 +142,16 @@ def minimise_core(built: Built, core: list[Guard], opts: SolveOptions | None = N
     deadline = time.monotonic() + opts.time_limit
     current = list(core)
 
-    quick = [True]
+    quick = True  # until a plain search runs out of time; then only ordinary solves
 
     def still_infeasible(trial: list[Guard]) -> list[Guard] | None:
-        status, c = _core_trial(built, trial, opts, deadline - time.monotonic(), quick)
+        nonlocal quick
+        status = "unknown"
+        if quick:
+            status, c = _quick_trial(built, trial, opts, deadline - time.monotonic())
+            quick = status != "unknown"
+        if status == "unknown" and deadline > time.monotonic():
+            status, c = _ordinary_trial(built, trial, opts, deadline - time.monotonic())
         return c if status == "infeasible" else None
 
     first = still_infeasible(current)

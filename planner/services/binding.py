@@ -53,7 +53,7 @@ def bind_pod(cluster: ClusterState, pod: Pod, node_name: str, vb_pre_filter: tup
     """Assign ``pod`` to ``node_name`` in ``cluster`` and bind its unbound claims; returns the bound pod.
 
     ``vb_pre_filter``: VolumeBinding's PreFilter result for the pod on this very cluster, when the
-    caller already has it (WitnessFilters.volume_state)."""
+    caller already has it (WitnessFilters.bind)."""
     from planner.plugins import volumebinding as vb
 
     node_info = cluster.own(node_name)  # copy-on-write: the clone's own NodeInfo
@@ -167,12 +167,14 @@ class WitnessFilters:
                 fails.append(st)
         return fails
 
-    def volume_state(self, pod: Pod) -> tuple[Any, Any] | None:
-        """VolumeBinding's PreFilter result from the last fits() of this pod (for bind_pod)."""
+    def bind(self, pod: Pod, node_name: str) -> Pod:
+        """bind_pod after fits(), reusing its VolumeBinding PreFilter result, then placed()."""
         from planner.plugins import volumebinding as vb
 
         own = self.own_states.get(pod.key)
-        return own.get(vb.NAME) if own is not None else None
+        bound = bind_pod(self.cluster, pod, node_name, own.get(vb.NAME) if own is not None else None)
+        self.placed(bound)
+        return bound
 
     def placed(self, bound: Pod) -> None:
         """After bind_pod: every cached state learns of the pod (AddPod); the other plugins'

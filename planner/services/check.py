@@ -17,7 +17,7 @@ from models.sequence import add_sequence
 from models.solve import SolveOptions, minimise_core, solve
 from planner.errors import UnknownResult
 from planner.framework import ClusterState
-from planner.services.binding import WitnessFilters, bind_pod
+from planner.services.binding import WitnessFilters
 from planner.services.problem import Context, build_problem
 from planner.services.workloads import Plan, WorkloadRef, cluster_after_plans, plan_workload
 from planner.snapshot import Snapshot
@@ -149,7 +149,7 @@ def check_by_known_order(
         node = order[k]
         if node not in cluster.by_name or witness.fits(new[k], node):
             return None
-        witness.placed(bind_pod(cluster, new[k], node, witness.volume_state(new[k])))
+        witness.bind(new[k], node)
         placement[k] = node
     stats["nodes"] = len(cluster.node_infos)
     return CheckOutcome(True, placement, [], plans, None, stats, notes)
@@ -226,7 +226,7 @@ def order_witness(
                 tries += 1
                 if witness.fits(pod, node):
                     continue
-                witness.placed(bind_pod(cluster, pod, node, witness.volume_state(pod)))
+                witness.bind(pod, node)
                 placement[pod.key] = node
                 placed_count[node] = placed_count.get(node, 0) + 1
                 quota[(g, c)] -= 1
