@@ -1,17 +1,23 @@
-# planner: make demo | make test | make bench | make lint
+# planner: make demo | make test | make lint | make bench | make lock | make floors
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Every runtime and dev dependency at an exact version with its hashes (make lock refreshes it).
+LOCK := requirements.lock
+PIP_TOOLS := pip-tools==7.6.2
+UV := uv==0.13.9
 
-.PHONY: demo test bench lint clean venv
+.PHONY: demo test bench lint lock floors clean venv
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The venv gets exactly the lock (hashes checked, nothing resolved), then planner itself,
+# built with the locked setuptools (no build isolation: nothing fetched unpinned).
+$(STAMP): $(LOCK) pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	@$(BIN)/python -m pip install -q --upgrade pip >/dev/null
-	@$(BIN)/python -m pip install -q -e '.[dev]'
+	@$(BIN)/python -m pip install -q --disable-pip-version-check --require-hashes --no-deps -r $(LOCK)
+	@$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
 demo: $(STAMP)
@@ -41,6 +47,21 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check planner models tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+# Refresh the lock from pyproject.toml (newest versions the floors allow), with pip-tools in a
+# throwaway venv.
+lock:
+	@test -x .venv-lock/bin/pip-compile || ($(PY) -m venv .venv-lock && .venv-lock/bin/python -m pip install -q $(PIP_TOOLS))
+	.venv-lock/bin/pip-compile -q --extra dev --all-build-deps --generate-hashes --allow-unsafe --strip-extras \
+		--no-emit-index-url --no-emit-find-links --upgrade --output-file $(LOCK) pyproject.toml
+
+# The suite at the floors pyproject.toml declares (every direct dependency at its lowest
+# allowed version): proves the floors true. Needs the package index; not part of CI.
+floors:
+	@rm -rf .venv-floors && $(PY) -m venv .venv-floors && .venv-floors/bin/python -m pip install -q $(UV)
+	.venv-floors/bin/uv pip install -q --python .venv-floors/bin/python --resolution lowest-direct -e '.[dev]'
+	.venv-floors/bin/python -m pytest -q -p no:cacheprovider
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-lock .venv-floors build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -281,21 +281,31 @@ def snapshot(
     return snapshot_command(context, kubeconfig, namespace, all_namespaces)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from planner import KUBERNETES_BASELINE, __version__
+
+        print(f"planner {__version__} (kube-scheduler and controller semantics of Kubernetes {KUBERNETES_BASELINE})")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", is_eager=True, callback=_print_version),
+    ] = False,
 ) -> None:
-    if version:
-        from planner import __version__
-
-        print(f"planner {__version__}")
-        raise typer.Exit(0)
+    """A constraint-solver placement planner for Kubernetes."""
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: runs a command and turns every failure into a one-line message and exit 2."""
     from typer import exceptions as typer_exc
-    from typer._click import exceptions as click_exc  # typer vendors click
+    try:
+        from typer._click import exceptions as click_exc  # typer >= 0.26 vendors click
+    except ImportError:  # pragma: no cover - typer < 0.26 depends on click
+        from click import exceptions as click_exc  # type: ignore[no-redef]
     from typer.main import get_command
 
     code = 0
@@ -311,9 +321,6 @@ def main(argv: list[str] | None = None) -> None:
     except (typer_exc.Abort, KeyboardInterrupt):
         output.note("interrupted")
         code = 130
-    except click_exc.NoArgsIsHelpError as e:
-        e.show() if hasattr(e, "show") else output.note(str(e))
-        code = 2
     except click_exc.ClickException as e:
         e.show()
         code = 2

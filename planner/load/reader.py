@@ -285,7 +285,13 @@ def iter_yaml_docs(text: str, source: str, limits: Limits) -> Iterator[Any]:
         except yaml.MarkedYAMLError as e:
             mark = e.problem_mark or e.context_mark
             where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-            raise _Cut(f"{where}invalid YAML: {e.problem or e.context}") from None
+            problem = e.problem or e.context or ""
+            if "nesting depth" in problem:
+                # libyaml >= 0.2.5 (PyYAML >= 6.0.3 wheels) stops flow nesting past 1,000 levels while
+                # it scans ahead, before our event loop sees the collections: the input is then deeper
+                # than our own bound too, and is reported in its words, whichever library tripped.
+                raise _Cut(f"{where}nesting deeper than {max_depth} levels") from None
+            raise _Cut(f"{where}invalid YAML: {problem}") from None
         except yaml.YAMLError as e:
             raise _Cut(f"invalid YAML: {e}") from None
     except _Cut as e:
