@@ -159,7 +159,7 @@ def test_real_cluster_oddities_are_notes_not_errors(tmp_path):
 
 
 def test_directory_of_scenarios_validates_file_by_file(cli):
-    from .conftest import SCENARIOS
+    from tests.conftest import SCENARIOS
 
     r = cli(["validate", SCENARIOS, "-o", "json"])
     assert r.code == 0, r.out
