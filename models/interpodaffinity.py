@@ -6,7 +6,8 @@ pods are added, so the problem builder turns it into static exclusions.  Here:
 
 * anti-affinity between new pods is order-free (a violation, once made, stays):
   zone-like domains: pods of a and b never share a domain (a == b: at most one per domain);
-  per-node domains: the nodes used by a and by b in a class are disjoint.
+  per-node domains: the nodes used by a and by b in a class are disjoint;
+  a node without the term's topology key is in no domain: the term does not restrict it.
 * affinity: a pod needs a matching pod in its domain placed before it, or (first-pod rule) no
   matching pod anywhere and a match with itself.  Hence every domain a carrier uses holds an
   existing matching pod, or a pod of a supporting group, or is the single seed domain of the
@@ -57,6 +58,8 @@ def add_anti(b: Built, a: AntiAffinity) -> None:
     p = b.problem
     if a.per_node:
         for c in p.classes:
+            if a.topology_key not in c.node_keys:
+                continue  # filtering.go satisfyPodAntiAffinity: a node without the key is in no domain
             if a.a == a.b:
                 # one pod of the group per node
                 m.add(b.x[a.a, c.index] <= c.size).only_enforce_if(lit)
@@ -91,6 +94,8 @@ def add_anti_families(b: Built) -> None:
             continue
         lits = [guards[(x, x, key)] for x in members]
         for c in p.classes:
+            if key not in c.node_keys:
+                continue
             # pairwise repelling pods: one per node in the class
             m.add(sum(b.x[g, c.index] for g in members) <= c.size).only_enforce_if(lits)
 

@@ -26,6 +26,9 @@ class NodeClass:
     domains: dict[str, str]  # topology key -> value, for zone-like keys
     cap: list[int]  # per group: how many pods of that group one node of the class can still take
     free: dict[str, int]  # per-node free resources (identical across the class)
+    # the hostname-like (per-node) topology keys its nodes carry: a node without a required
+    # anti-affinity term's key is in no domain of it, so the term never rejects that node
+    node_keys: frozenset[str] = frozenset()
 
     @property
     def size(self) -> int:

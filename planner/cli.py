@@ -301,7 +301,6 @@ def _root(
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: runs a command and turns every failure into a one-line message and exit 2."""
-    from typer import exceptions as typer_exc
     try:
         from typer._click import exceptions as click_exc  # typer >= 0.26 vendors click
     except ImportError:  # pragma: no cover - typer < 0.26 depends on click
@@ -316,9 +315,9 @@ def main(argv: list[str] | None = None) -> None:
         for m in e.messages or [str(e)]:
             output.note(f"error: {m}")
         code = e.exit_code
-    except typer_exc.Exit as e:
+    except typer.Exit as e:
         code = e.exit_code
-    except (typer_exc.Abort, KeyboardInterrupt):
+    except (typer.Abort, KeyboardInterrupt):
         output.note("interrupted")
         code = 130
     except click_exc.ClickException as e:

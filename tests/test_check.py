@@ -118,3 +118,42 @@ def test_seed_001_orderedready_four_replicas_unschedulable():
     text = "\n".join(e["message"] for e in out.explanation)
     assert "search-2 must run in zone-a" in text and "skew 2 > maxSkew 1" in text
     assert check_replicas(snap, [ref], 2).schedulable
+
+
+ANTI_ZONE_UNLABELLED_NODE = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node-0, labels: {kubernetes.io/hostname: node-0}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-1, labels: {kubernetes.io/hostname: node-1, topology.kubernetes.io/zone: zone-a}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: default}
+  spec:
+    replicas: 1
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: c, image: i}]
+        affinity:
+          podAntiAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+            - {labelSelector: {matchLabels: {app: web}}, topologyKey: topology.kubernetes.io/zone}
+- {apiVersion: v1, kind: Pod, metadata: {name: other, namespace: default, labels: {app: web}},
+   spec: {nodeName: node-1, containers: [{name: c, image: i}]}, status: {phase: Running}}
+"""
+
+
+def test_zone_anti_affinity_does_not_restrict_a_node_without_the_zone_label(tmp_path):
+    """filtering.go satisfyPodAntiAffinity: a node without the term's topology key is in no
+    domain, so replicas that repel each other by zone may share it. Once only one node carried
+    the zone label, the model took the key for a per-node one and kept them on distinct nodes."""
+    f = tmp_path / "c.yaml"
+    f.write_text(ANTI_ZONE_UNLABELLED_NODE)
+    r = run_cli(["check", str(f), "-w", "deployment/web", "--replicas", "3", "-o", "json"])
+    assert r.code == 0, r.out + r.err
+    placement = json.loads(r.out)["placement"]
+    assert sorted(placement.values()) == ["node-0"] * 3, placement

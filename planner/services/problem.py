@@ -488,6 +488,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
                     domains={k: ni.node.labels[k] for k in zone_keys if k in ni.node.labels},
                     cap=[caps[g][j] for g in range(len(groups))],
                     free=free,
+                    node_keys=frozenset(k for k in per_node if k in ni.node.labels),
                 )
             )
             class_rep.append(j)
