@@ -25,12 +25,14 @@ The modules, in the order an expansion runs through them:
   objects for namespaces used but not given.
 * workloads.py: the Deployments and StatefulSets of ``objects``, ``KIND/NAME`` references to them,
   and ``revisions`` (older pod templates as merge patches).
-* volumes.py: ``volumes`` entries; PersistentVolumeClaims and their PersistentVolumes.
+* volumes.py: ``volumes`` entries; PersistentVolumeClaims and their PersistentVolumes
+  (ClaimWriter); the volumeClaimTemplate a claim without a pod comes from.
 * pods.py: ``pods`` entries -> PodPlans (ordinals, counts, placement, phase), and the check that
   a placed StatefulSet pod is in its volumes' zone.
 * placement.py: ``zone``/``zones`` -> the node that admits the pod with the fewest pods so far.
 * emit.py: once everything read cleanly: the objects, in their order.
-* pod_objects.py: Pod objects from PodPlans (generateName names, tolerations, status, QoS).
+* pod_objects.py: Pod objects from PodPlans: Deployment pods (ReplicaSet owner, generateName),
+  StatefulSet pods (ordinal names, hostname, their claims), tolerations, status, QoS.
 * controller_objects.py: revision names, ReplicaSets, Deployment and StatefulSet status.
 
 Shared by them: fields.py (field errors and typed readers), stamps.py (uids and the clock),

@@ -1,16 +1,26 @@
 """Pod objects from ``PodPlan``s: the revision's template plus what the controllers and admission
-add (owner, controller labels, generateName names, DefaultTolerationSeconds tolerations,
-nodeName, a status with phase, conditions and qosClass)."""
+add.  A Deployment's pod is owned by its revision's ReplicaSet and named by generateName; a
+StatefulSet's is ``<sts>-<ordinal>`` with hostname, subdomain and its claims (made right after
+it).  Every pod gets the DefaultTolerationSeconds tolerations, nodeName when placed, and a status
+with phase, conditions and qosClass."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
+from planner.domain import (
+    LABEL_CONTROLLER_REVISION_HASH,
+    LABEL_POD_INDEX,
+    LABEL_POD_TEMPLATE_HASH,
+    LABEL_STATEFULSET_POD_NAME,
+)
 from planner.revision import SAFE_ALPHANUMS, fnv32a
+from planner.scenario.controller_objects import RevisionNames
 from planner.scenario.pods import PodPlan
-from planner.scenario.raw import d, lst
+from planner.scenario.raw import claim_templates, d, lst
 from planner.scenario.stamps import Stamper
+from planner.scenario.volumes import ClaimWriter, MadeClaims
 
 # DefaultTolerationSeconds admission: every pod tolerates these for 300 s unless it says otherwise.
 DEFAULT_TOLERATIONS = (
@@ -44,6 +54,52 @@ class PodNamer:
             if (ns, name) not in self.used:
                 self.used.add((ns, name))
                 return name
+
+
+def deployment_pod(stamp: Stamper, namer: PodNamer, names: RevisionNames, plan: PodPlan) -> dict:
+    """A pod of the revision's ReplicaSet, named by generateName."""
+    w = plan.workload
+    rs_name, h, tpl = names.replicasets[(w.namespace, w.name, plan.revision)]
+    name = namer.generate(rs_name, w.namespace)
+    return make_pod(stamp, plan, name, tpl, {LABEL_POD_TEMPLATE_HASH: h},
+                    {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs_name,
+                     "uid": stamp.uid("ReplicaSet", w.namespace, rs_name), "controller": True, "blockOwnerDeletion": True},
+                    generate_name=f"{rs_name}-")
+
+
+def statefulset_pod(stamp: Stamper, namer: PodNamer, names: RevisionNames, plan: PodPlan, writer: ClaimWriter, storage: MadeClaims) -> dict:
+    """``<sts>-<ordinal>`` with the controller's labels, hostname and subdomain, and its claims
+    (made here, right after the pod)."""
+    w = plan.workload
+    assert plan.ordinal is not None
+    tpl = w.template_of(plan.revision)
+    name = f"{w.name}-{plan.ordinal}"
+    namer.take(w.namespace, name)
+    rev_name = names.controller_revisions[(w.namespace, w.name, plan.revision)]
+    extra = {
+        LABEL_POD_INDEX: str(plan.ordinal),
+        LABEL_CONTROLLER_REVISION_HASH: rev_name,
+        LABEL_STATEFULSET_POD_NAME: name,
+    }
+    pod = make_pod(stamp, plan, name, tpl, extra,
+                   {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": w.name, "uid": w.obj["metadata"]["uid"],
+                    "controller": True, "blockOwnerDeletion": True})
+    spec = pod["spec"]
+    spec["hostname"] = name
+    svc = w.obj["spec"].get("serviceName")
+    if isinstance(svc, str) and svc:
+        spec["subdomain"] = svc
+    vols = []
+    for ct in claim_templates(w.obj):
+        cname = f"{ct['metadata']['name']}-{w.name}-{plan.ordinal}"
+        vols.append({"name": ct["metadata"]["name"], "persistentVolumeClaim": {"claimName": cname}})
+        storage.claimed.add((w.namespace, cname))
+        storage.add(writer.claim(plan.path, w.namespace, cname, w, ct, plan.ordinal, plan.node, pod))
+    vol_names = {v["name"] for v in vols}
+    rest = [v for v in spec.get("volumes", []) if isinstance(v, dict) and v.get("name") not in vol_names]
+    if vols or rest:
+        spec["volumes"] = vols + rest
+    return pod
 
 
 def make_pod(stamp: Stamper, plan: PodPlan, name: str, template: dict, extra_labels: dict[str, str], owner: dict,

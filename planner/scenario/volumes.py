@@ -4,6 +4,7 @@ without a pod (retained after a scale-down, or pre-provisioned)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from planner.domain import LABEL_ZONE
@@ -64,6 +65,21 @@ def read_volumes(doc: dict, f: Fields, topo: Topology, classes: StorageClasses) 
             f.not_found(f"{p}.storageClass", sc)
         entries[(ns, claim)] = (p, v)
     return entries
+
+
+@dataclass
+class MadeClaims:
+    """The claims and volumes made so far, and which (namespace, claim) a pod already made."""
+
+    claims: list[dict] = field(default_factory=list)
+    pvs: list[dict] = field(default_factory=list)
+    claimed: set[tuple[str, str]] = field(default_factory=set)
+
+    def add(self, made: tuple[dict, dict | None]) -> None:
+        claim, pv = made
+        self.claims.append(claim)
+        if pv is not None:
+            self.pvs.append(pv)
 
 
 def entry_zone(entry: dict, topo: Topology) -> Any:
