@@ -33,20 +33,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
-from planner.controllers import (
-    Action,
-    Clock,
-    CreateReplicaSet,
-    ScaleReplicaSet,
-    controlled_by,
-    index_of,
-    indexed,
-    object_uid,
-    parse_time,
-    scaled_value,
-    template_for_hash,
-)
+from planner.controllers.actions import Action, CreateReplicaSet, ScaleReplicaSet
+from planner.controllers.controller_utils import controlled_by, object_uid, parse_time
+from planner.controllers.informers import Clock, index_of, indexed
+from planner.controllers.intstr import scaled_value
 from planner.controllers.replicaset import ReplicaSetStatus, pods_of_replicaset, replicaset_status
+from planner.controllers.template_hash import template_for_hash
 from planner.domain import (
     LABEL_POD_TEMPLATE_HASH,
     Deployment,
