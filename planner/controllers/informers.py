@@ -195,10 +195,26 @@ class TrackedIndex(Index):
         self.latest = max(heap[0][1], BASE_TIME) if heap else BASE_TIME
 
 
+_CACHED_ATTR = "_planner_controllers_cached_index"
+
+
 def index_of(snap: Snapshot) -> Index:
-    """The index attached to ``snap``, or a fresh one."""
+    """The index attached to ``snap``; else the one cached on the snapshot by an earlier call,
+    as long as the snapshot's pods and ReplicaSets are still the same (checked on every use: one
+    comparison of each table's objects, in order, so an object added, replaced or removed since
+    is never missed); else a fresh one, cached.  A cached index is only read (``indexed``
+    attaches a fresh one, which ``apply`` keeps current)."""
     ix = snap.__dict__.get(_INDEX_ATTR)
-    return ix if isinstance(ix, Index) else Index(snap)
+    if isinstance(ix, Index):
+        return ix
+    pods, rss = list(snap.pods.values()), list(snap.replicasets.values())
+    hit = snap.__dict__.get(_CACHED_ATTR)
+    if hit is not None and hit[0] == pods and hit[1] == rss:
+        cached: Index = hit[2]
+        return cached
+    ix = Index(snap)
+    snap.__dict__[_CACHED_ATTR] = (pods, rss, ix)
+    return ix
 
 
 class indexed:  # noqa: N801 - used as a function: ``with indexed(snap) as ix``
