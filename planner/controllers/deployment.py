@@ -364,7 +364,7 @@ def _reconcile_deployment(snap: Snapshot, key: str) -> list[Action]:
     return s.actions
 
 
-# tests/test_controllers_settled.py turns it off to hold _settled to the full sync
+# tests/controllers/test_deployment_settled.py turns it off to hold _settled to the full sync
 SETTLED_SHORTCUT = True
 
 

@@ -219,20 +219,22 @@ def index_of(snap: Snapshot) -> Index:
 
 class indexed:  # noqa: N801 - used as a function: ``with indexed(snap) as ix``
     """Attach an index to ``snap`` for the duration (nested uses share the outer one).  A class
-    rather than a generator context manager: every sync enters one."""
+    rather than a generator context manager: every sync enters one.  ``read_only``: the caller
+    only looks (no ``apply`` inside), so the index cached on the snapshot (index_of) serves."""
 
-    __slots__ = ("snap", "owner")
+    __slots__ = ("snap", "owner", "read_only")
 
-    def __init__(self, snap: Snapshot) -> None:
+    def __init__(self, snap: Snapshot, read_only: bool = False) -> None:
         self.snap = snap
         self.owner = False
+        self.read_only = read_only
 
     def __enter__(self) -> Index:
         ix = self.snap.__dict__.get(_INDEX_ATTR)
         if isinstance(ix, Index):
             return ix
         self.owner = True
-        ix = self.snap.__dict__[_INDEX_ATTR] = Index(self.snap)
+        ix = self.snap.__dict__[_INDEX_ATTR] = index_of(self.snap) if self.read_only else Index(self.snap)
         return ix
 
     def __exit__(self, *exc: object) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 from planner.controllers.controller_utils import controlled_by, generate_name, is_pod_active
 from planner.controllers.deployment import find_new_replicaset, new_replicaset_identity, replicasets_of
-from planner.controllers.informers import Clock
+from planner.controllers.informers import Clock, indexed
 from planner.controllers.replicaset import pod_from_template, pods_of_replicaset, ranked_for_deletion
 from planner.controllers.statefulset import get_ordinal, new_statefulset_claim, new_statefulset_pod, pods_of_statefulset
 from planner.domain import (
@@ -119,10 +119,11 @@ def pods_of_workload(snap: Snapshot, obj: Deployment | StatefulSet) -> list[Pod]
     """The pods the workload's controllers own (any phase), by name: a StatefulSet's members
     (getPodsForStatefulSet), a Deployment's ReplicaSets' pods (ListReplicaSets, then each one's
     pods)."""
-    if isinstance(obj, StatefulSet):
-        out = [p for _, p in pods_of_statefulset(snap, obj)]
-    else:
-        out = [p for rs in replicasets_of(snap, obj) for p in pods_of_replicaset(snap, rs)]
+    with indexed(snap, read_only=True):
+        if isinstance(obj, StatefulSet):
+            out = [p for _, p in pods_of_statefulset(snap, obj)]
+        else:
+            out = [p for rs in replicasets_of(snap, obj) for p in pods_of_replicaset(snap, rs)]
     return sorted(out, key=lambda p: p.name)
 
 
@@ -259,9 +260,10 @@ def plan_workload(snap: Snapshot, ref: WorkloadRef, replicas: int | None = None)
     n = obj.replicas if replicas is None else replicas
     if n < 0:
         raise UsageError(f"--replicas {n}: must be greater than or equal to 0")
-    if isinstance(obj, StatefulSet):
-        return plan_statefulset(snap, obj, ref, n)
-    return plan_deployment(snap, obj, ref, n)
+    with indexed(snap, read_only=True):  # one index (cached on the snapshot) for every lookup
+        if isinstance(obj, StatefulSet):
+            return plan_statefulset(snap, obj, ref, n)
+        return plan_deployment(snap, obj, ref, n)
 
 
 def apply_plans(snap: Snapshot, plans: Iterable[Plan]) -> Snapshot:
