@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
+from planner.controllers.statefulset import new_statefulset_pod
 from planner.domain import (
     LABEL_HOSTNAME,
     LABEL_POD_TEMPLATE_HASH,
@@ -69,7 +70,7 @@ from planner.domain import (
     TopologySpreadConstraint,
 )
 from planner.framework import ClusterState
-from planner.services.workloads import Plan, WorkloadRef, apply_plans, plan_workload, statefulset_pod
+from planner.services.workloads import Plan, WorkloadRef, apply_plans, plan_workload
 from planner.snapshot import Snapshot
 
 Gi = 1024**3
@@ -285,7 +286,7 @@ def scenarios(draw, kinds: tuple[str, ...] = ("StatefulSet", "Deployment"), poli
             if trap and zones:  # one running replica per zone, in turn
                 choices = [n for n in node_list if n.labels.get(LABEL_ZONE) == zones[o % len(zones)]]
             node = draw(st.sampled_from(choices))
-            base = statefulset_pod(sts, o)
+            base = new_statefulset_pod(sts, o)
             p = replace(base, spec=replace(base.spec, node_name=node.name), phase="Running")
             snap.pods[p.key] = p
             pin = _pin(LABEL_ZONE, node.labels[LABEL_ZONE]) if LABEL_ZONE in node.labels else _pin(LABEL_HOSTNAME, node.name)

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from hypothesis import HealthCheck, assume, given, settings
 
+from planner.controllers.statefulset import new_statefulset_pod
 from planner.domain import (
     LABEL_HOSTNAME,
     LABEL_ZONE,
@@ -21,7 +22,7 @@ from planner.domain import (
 )
 from planner.framework import ClusterState
 from planner.plugins import evaluate
-from planner.services.workloads import WorkloadRef, apply_plans, plan_workload, statefulset_pod
+from planner.services.workloads import WorkloadRef, apply_plans, plan_workload
 from planner.snapshot import Snapshot
 from tests.builders import Gi, cluster, node, pod, pv, pvc, sel, spread, storage_class, term
 from tests.oracle import copy_cluster, place, replay, sequential_placements, unplace
@@ -54,7 +55,7 @@ def seed001(policy: str = "Parallel") -> Snapshot:
         snap.pvs[v.name] = v
         snap.pvcs[c.key] = c
         if ordinal < 2:
-            p = statefulset_pod(sts, ordinal)
+            p = new_statefulset_pod(sts, ordinal)
             p = replace(p, spec=replace(p.spec, node_name=f"node-{zone}"), phase="Running")
             snap.pods[p.key] = p
     return snap

@@ -160,15 +160,16 @@ def test_a_waiting_rollout_moves_on_when_its_pod_is_placed():
 
 def test_the_replay_index_is_not_left_on_the_snapshot():
     """After run, the snapshot is the caller's: controllers' lookups build a fresh index again."""
-    from planner import controllers
+    from planner.controllers.deployment import rollout_complete
+    from planner.controllers.informers import _INDEX_ATTR
     from planner.load import load_snapshot
 
     snap = load_snapshot([str(SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml")])
     ref = _refs(snap)[0]
     sim = Simulator(snap, seed=1)
     sim.run([Step("rollout", {"ref": ref, "workload": str(ref), "image": "x:2"})], [ref])
-    assert controllers._INDEX_ATTR not in sim.snap.__dict__
-    assert controllers.rollout_complete(sim.snap, ref.key)
+    assert _INDEX_ATTR not in sim.snap.__dict__
+    assert rollout_complete(sim.snap, ref.key)
 
 
 def test_kept_queue_is_the_scanned_queue(bench_clusters, monkeypatch):

@@ -63,12 +63,17 @@ def test_base_cluster_is_built_at_load_and_a_copy_builds_its_own():
 
 
 def test_owner_index_follows_the_snapshot_as_it_changes():
-    """services.workloads._pods_owned reads a cached index: after pods are removed, added and
-    replaced it must still answer what a pass over every pod answers."""
+    """The controllers' lookups (informers.index_of) read an index cached on the snapshot: after
+    pods are removed, added and replaced it must still answer what a pass over every pod answers."""
     import dataclasses
 
+    from planner.controllers.informers import index_of
     from planner.load import load_snapshot
-    from planner.services.workloads import _pods_owned
+
+    def _pods_owned(snap, kind, ns, names):  # type: ignore[no-untyped-def]
+        found = [p for name in names for p in index_of(snap).owned_pods(snap, ns, kind, name)]
+        order = list(snap.pods)
+        return sorted(found, key=lambda p: order.index(p.key))
 
     snap = load_snapshot([str(SCENARIOS / "seed-001-hpa-parallel.yaml")])
 

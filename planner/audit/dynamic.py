@@ -7,7 +7,9 @@ from __future__ import annotations
 from planner.audit.model import Context, Finding, Goal, Workload, obj, obj_from_text
 from planner.audit.rules import ERROR, WARNING
 from planner.audit.static import SEED, rollout_fenceposts
+from planner.controllers.deployment import new_replicaset_of
 from planner.controllers.disruption import disruption_status, pods_for_pdb
+from planner.controllers.statefulset import get_ordinal
 from planner.domain import Deployment, StatefulSet, selector_matches
 from planner.errors import PlannerError, UnknownResult
 from planner.services.workloads import is_running
@@ -101,11 +103,9 @@ def _strip(text: str) -> str:
 def _scaled_down(ctx: Context, w: Workload, k: int):
     """A copy of the snapshot where the StatefulSet's pods with ordinals at or above start+k are gone
     (the HPA scaled it to k); None when there are none."""
-    from planner.services.workloads import ordinal_of
-
     o = w.obj
     assert isinstance(o, StatefulSet)
-    gone = [p.key for p in w.pods if (ordinal_of(o, p) or 0) >= o.ordinals_start + k]
+    gone = [p.key for p in w.pods if get_ordinal(o, p) >= o.ordinals_start + k]
     if not gone:
         return None
     snap = ctx.snap.copy()
@@ -123,9 +123,7 @@ def rollout_in_progress(w: Workload) -> bool:
     live = [p for p in w.pods if not p.terminal]
     if isinstance(o, Deployment):
         hashes = {p.labels.get("pod-template-hash") for p in live}
-        from planner.services.workloads import current_replicaset
-
-        rs = current_replicaset(w.snap, o)
+        rs = new_replicaset_of(w.snap, o)
         return len(hashes) > 1 or (rs is None and bool(live))
     revs = {p.labels.get("controller-revision-hash") for p in live}
     return len(revs) > 1 or bool(o.update_revision and o.current_revision and o.update_revision != o.current_revision)

@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
+from planner.controllers.deployment import replicasets_of
 from planner.domain import Deployment, LabelSelector, Pod, StatefulSet, selector_matches
-from planner.services.workloads import WorkloadRef, replicasets_of
+from planner.services.workloads import WorkloadRef
 from planner.snapshot import Snapshot
 
 

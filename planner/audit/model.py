@@ -6,17 +6,12 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from planner.domain import LABEL_POD_TEMPLATE_HASH, Deployment, Node, Pod, StatefulSet
+from planner.controllers.deployment import new_replicaset_of
+from planner.controllers.statefulset import new_statefulset_pod
+from planner.domain import Deployment, Node, Pod, StatefulSet
 from planner.framework import ClusterState
 from planner.matching import find_untolerated_taint, node_selector_matches, pod_matches_node_selector_and_affinity
-from planner.services.workloads import (
-    WorkloadRef,
-    current_replicaset,
-    deployment_pod,
-    is_running,
-    replicasets_of,
-    statefulset_pod,
-)
+from planner.services.workloads import WorkloadRef, deployment_pods, is_running, pods_of_workload
 from planner.snapshot import Snapshot
 
 CLUSTER_SCOPED = {"Node", "PersistentVolume", "StorageClass", "Namespace"}
@@ -95,26 +90,14 @@ class Workload:
     def probe(self) -> Pod:
         o = self.obj
         if isinstance(o, StatefulSet):
-            return statefulset_pod(o, o.ordinals_start + o.replicas, o.update_revision)
-        rs = current_replicaset(self.snap, o)
-        h = ""
-        if rs is not None:
-            h = rs.labels.get(LABEL_POD_TEMPLATE_HASH) or rs.template.labels.get(LABEL_POD_TEMPLATE_HASH, "")
-        pod = deployment_pod(o, rs.name if rs is not None else f"{o.name}-next", h or "next", 0)
+            return new_statefulset_pod(o, o.ordinals_start + o.replicas, o.update_revision)
+        pod = deployment_pods(self.snap, o, new_replicaset_of(self.snap, o), 1)[0]
         return replace(pod, name=f"{o.name}-audit-probe")
 
     @cached_property
     def pods(self) -> list[Pod]:
         """The pods the workload controls (through its ReplicaSets for a Deployment), by name."""
-        o = self.obj
-        if isinstance(o, StatefulSet):
-            out = [p for p in self.snap.pods.values() if p.namespace == o.namespace and p.owner is not None
-                   and p.owner.kind == "StatefulSet" and p.owner.name == o.name]
-        else:
-            names = {rs.name for rs in replicasets_of(self.snap, o)}
-            out = [p for p in self.snap.pods.values() if p.namespace == o.namespace and p.owner is not None
-                   and p.owner.kind == "ReplicaSet" and p.owner.name in names]
-        return sorted(out, key=lambda p: p.name)
+        return pods_of_workload(self.snap, self.obj)
 
     @property
     def running(self) -> list[Pod]:

@@ -11,10 +11,11 @@ from planner import plugins
 from planner.audit import selectors as sel
 from planner.audit.model import Context, Finding, Goal, Workload, claim_domains, node_admits, obj
 from planner.audit.rules import ERROR, WARNING
-from planner.controllers.deployment import resolve_fenceposts
+from planner.controllers.deployment import replicasets_of, resolve_fenceposts
+from planner.controllers.statefulset import get_ordinal
 from planner.domain import LABEL_ZONE, Deployment, LabelSelector, StatefulSet
 from planner.plugins import podtopologyspread as pts
-from planner.services.workloads import is_running, ordinal_of, replicasets_of
+from planner.services.workloads import is_running
 
 SEED = {
     "000": "seed 000: blue/green StatefulSets on one shared spread selector",
@@ -271,7 +272,7 @@ def volumes_concentrated(ctx: Context, w: Workload) -> None:
     if not isinstance(o, StatefulSet) or not o.volume_claim_templates or o.replicas < 2:
         return
     snap = ctx.snap
-    by_ordinal = {ordinal_of(o, p): p for p in w.pods}
+    by_ordinal = {get_ordinal(o, p): p for p in w.pods}
     start = o.ordinals_start
     for i, c in enumerate(w.spread):
         if c.when_unsatisfiable != "DoNotSchedule" or c.label_selector is None:

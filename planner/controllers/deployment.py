@@ -33,20 +33,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
-from planner.controllers import (
-    Action,
-    Clock,
-    CreateReplicaSet,
-    ScaleReplicaSet,
-    controlled_by,
-    index_of,
-    indexed,
-    object_uid,
-    parse_time,
-    scaled_value,
-    template_for_hash,
-)
+from planner.controllers.actions import Action, CreateReplicaSet, ScaleReplicaSet
+from planner.controllers.controller_utils import controlled_by, object_uid, parse_time
+from planner.controllers.informers import Clock, index_of, indexed
+from planner.controllers.intstr import scaled_value
 from planner.controllers.replicaset import ReplicaSetStatus, pods_of_replicaset, replicaset_status
+from planner.controllers.template_hash import compute_hash, deployment_collision_count
 from planner.domain import (
     LABEL_POD_TEMPLATE_HASH,
     Deployment,
@@ -57,7 +49,6 @@ from planner.domain import (
     ReplicaSet,
     RollingUpdateDeployment,
 )
-from planner.revision import pod_template_hash
 from planner.snapshot import Snapshot
 
 # deployment_util.go annotations.
@@ -224,6 +215,28 @@ def find_new_replicaset(d: Deployment, rs_list: list[ReplicaSet]) -> ReplicaSet 
     return None
 
 
+def new_replicaset_of(snap: Snapshot, d: Deployment) -> ReplicaSet | None:
+    """FindNewReplicaSet(d, ListReplicaSets(d)): the Deployment's current ReplicaSet, if any."""
+    return find_new_replicaset(d, replicasets_of(snap, d))
+
+
+def new_replicaset_identity(snap: Snapshot, d: Deployment) -> tuple[str, str, ReplicaSet | None]:
+    """sync.go getNewReplicaSet's identity for the new ReplicaSet: ``(name, pod-template-hash,
+    clash)``, the name ``<deployment>-<ComputeHash(template, status.collisionCount)>``; a
+    ReplicaSet of that name that the Deployment controls with its template is ``clash`` (the new
+    ReplicaSet already), any other is a hash collision: collisionCount + 1, retry."""
+    collision = deployment_collision_count(snap, d)
+    while True:
+        h = compute_hash(snap, d, collision)
+        name = f"{d.name}-{h}"
+        clash = snap.replicasets.get(f"{d.namespace}/{name}")
+        if clash is None:
+            return name, h, None
+        if controlled_by(clash.owner, "Deployment", d.name, d.uid) and equal_ignore_hash(clash.template, d.template):
+            return name, h, clash
+        collision = (collision or 0) + 1
+
+
 _UNSET: object = object()
 
 
@@ -351,7 +364,7 @@ def _reconcile_deployment(snap: Snapshot, key: str) -> list[Action]:
     return s.actions
 
 
-# tests/test_controllers_settled.py turns it off to hold _settled to the full sync
+# tests/controllers/test_deployment_settled.py turns it off to hold _settled to the full sync
 SETTLED_SHORTCUT = True
 
 
@@ -453,21 +466,9 @@ class _DeploymentSync:
         if not create:
             return None
 
-        tpl_json, raw = template_for_hash(self.snap, "Deployment", d.key, d.template)
-        collision: int | None = None
-        if raw is not None and isinstance(raw.get("status"), dict) and isinstance(raw["status"].get("collisionCount"), int):
-            collision = raw["status"]["collisionCount"]
-        while True:
-            h = pod_template_hash(tpl_json, collision)
-            name = f"{d.name}-{h}"
-            clash = self.snap.replicasets.get(f"{d.namespace}/{name}")
-            if clash is None:
-                break
-            # sync.go: an existing ReplicaSet of that name that is ours and has our template is
-            # the new ReplicaSet; anything else is a hash collision: collisionCount + 1, retry.
-            if controlled_by(clash.owner, "Deployment", d.name, d.uid) and equal_ignore_hash(clash.template, d.template):
-                return clash
-            collision = (collision or 0) + 1
+        name, h, clash = new_replicaset_identity(self.snap, d)
+        if clash is not None:
+            return clash
 
         labels = dict(d.template.labels)
         labels[LABEL_POD_TEMPLATE_HASH] = h

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.controllers import controlled_by, is_pod_ready, scaled_value
+from planner.controllers.controller_utils import controlled_by, is_pod_ready
+from planner.controllers.intstr import scaled_value
 from planner.domain import Pod, PodDisruptionBudget, selector_matches
 from planner.snapshot import Snapshot
 

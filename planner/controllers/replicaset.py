@@ -3,7 +3,8 @@
 Upstream: pkg/controller/replicaset/replica_set.go (syncReplicaSet, manageReplicas,
 getPodsToDelete, getPodsRankedByRelatedPodsOnSameNode, getIndirectlyRelatedPods),
 pkg/controller/replicaset/replica_set_utils.go (calculateStatus) and
-pkg/controller/controller_utils.go (ActivePodsWithRanks, FilterActivePods, GetPodFromTemplate).
+pkg/controller/controller_utils.go (GetPodFromTemplate; ActivePodsWithRanks and FilterActivePods are
+planner.controllers.controller_utils).
 
 Simplified: pods belong to a ReplicaSet by their controller ownerReference only (claimPods'
 adoption of orphans and release of pods whose labels stopped matching are not modelled);
@@ -15,35 +16,25 @@ Ready condition times or container statuses.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from planner.controllers import (
-    Action,
-    Clock,
-    CreatePod,
-    DeletePod,
-    TrackedIndex,
+from planner.controllers.actions import Action, CreatePod, DeletePod
+from planner.controllers.controller_utils import (
     controlled_by,
+    deletion_less,
     generate_name,
-    index_of,
-    indexed,
     is_pod_active,
     is_pod_available,
     is_pod_ready,
     object_uid,
-    parse_time,
 )
+from planner.controllers.informers import Clock, TrackedIndex, index_of, indexed
 from planner.domain import OwnerRef, Pod, ReplicaSet
 from planner.snapshot import Snapshot
 
 # replica_set.go BurstReplicas: at most this many creations or deletions per sync.
 BURST_REPLICAS = 500
-
-# k8s.io/api/core/v1 PodDeletionCost annotation (controller.kubernetes.io/pod-deletion-cost).
-POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
-
 
 def pods_of_replicaset(snap: Snapshot, rs: ReplicaSet) -> list[Pod]:
     """replica_set.go syncReplicaSet's pod list (claimPods reduced to the controller reference):
@@ -99,78 +90,10 @@ def related_pods(snap: Snapshot, rs: ReplicaSet) -> list[Pod]:
     return out
 
 
-def _deletion_cost(p: Pod) -> int:
-    """pkg/apis/core/helper GetDeletionCostFromPodAnnotations (an invalid value counts as 0)."""
-    v = p.annotations.get(POD_DELETION_COST)
-    if v is None:
-        return 0
-    try:
-        return int(v.strip())
-    except ValueError:
-        return 0
-
-
-_TERMINAL = ("Succeeded", "Failed")  # Pod.terminal
-_PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
-
-
-def _log_rank(t: datetime, now: datetime) -> int:
-    """controller_utils.go logarithmicRankDiff, one side: floor(log2(now - t in nanoseconds))."""
-    d = now - t
-    ns = (d.days * 86_400 + d.seconds) * 1_000_000_000 + d.microseconds * 1000
-    return int(math.log2(ns)) if ns > 0 else -1
-
-
-def _after_or_zero(t1: datetime | None, t2: datetime | None) -> bool:
-    """controller_utils.go afterOrZero."""
-    if t1 is None or t2 is None:
-        return t1 is None
-    return t1 > t2
-
-
-def _less(a: Pod, ra: int, b: Pod, rb: int, now: datetime) -> bool | None:
-    """controller_utils.go ActivePodsWithRanks.Less: True if ``a`` should be deleted before ``b``;
-    None when no rule separates them (the caller breaks the tie by name, for determinism)."""
-    # 1. Unassigned < assigned
-    if a.spec.node_name != b.spec.node_name and (not a.spec.node_name or not b.spec.node_name):
-        return not a.spec.node_name
-    # 2. PodPending < PodUnknown < PodRunning
-    pa, pb = _PHASE_ORDINAL.get(a.phase, 0), _PHASE_ORDINAL.get(b.phase, 0)
-    if pa != pb:
-        return pa < pb
-    # 3. Not ready < ready
-    if is_pod_ready(a) != is_pod_ready(b):
-        return not is_pod_ready(a)
-    # 4. lower pod-deletion-cost < higher pod-deletion-cost (PodDeletionCost, on by default)
-    ca, cb = _deletion_cost(a), _deletion_cost(b)
-    if ca != cb:
-        return ca < cb
-    # 5. Doubled up < not doubled up
-    if ra != rb:
-        return ra > rb
-    # 6. Been ready for empty time < less time < more time: no Ready condition times here.
-    # 7. Higher restart counts < lower restart counts: no container statuses here.
-    # 8. Empty creation time < newer < older, on LogarithmicScaleDown's log2 scale (on by default),
-    #    equal ranks ordered by uid.
-    ta, tb = parse_time(a.creation_timestamp), parse_time(b.creation_timestamp)
-    if ta != tb:
-        if ta is None or tb is None:
-            return _after_or_zero(ta, tb)
-        diff = _log_rank(ta, now) - _log_rank(tb, now)
-        if diff == 0:
-            if a.uid != b.uid:
-                return a.uid < b.uid
-            return None
-        return diff < 0
-    return None
-
-
-def pods_to_delete(filtered: list[Pod], related: list[Pod], diff: int, now: datetime) -> list[Pod]:
-    """replica_set.go getPodsToDelete: the ``diff`` pods ranked first by ActivePodsWithRanks, each
-    pod's rank being the number of active related pods on its node
-    (getPodsRankedByRelatedPodsOnSameNode)."""
-    if diff >= len(filtered):
-        return list(filtered)
+def ranked_for_deletion(filtered: list[Pod], related: list[Pod], now: datetime) -> list[Pod]:
+    """replica_set.go getPodsToDelete's order: ``filtered`` sorted by ActivePodsWithRanks
+    (controller_utils.go), each pod's rank being the number of active related pods on its node
+    (getPodsRankedByRelatedPodsOnSameNode); the first pods go first."""
     on_node: dict[str, int] = {}
     for p in related:
         if is_pod_active(p):
@@ -178,14 +101,21 @@ def pods_to_delete(filtered: list[Pod], related: list[Pod], diff: int, now: date
     ranked = [(p, on_node.get(p.spec.node_name, 0)) for p in filtered]
 
     def cmp(x: tuple[Pod, int], y: tuple[Pod, int]) -> int:
-        if _less(x[0], x[1], y[0], y[1], now):
+        if deletion_less(x[0], x[1], y[0], y[1], now):
             return -1
-        if _less(y[0], y[1], x[0], x[1], now):
+        if deletion_less(y[0], y[1], x[0], x[1], now):
             return 1
         return (x[0].name > y[0].name) - (x[0].name < y[0].name)
 
     ranked.sort(key=functools.cmp_to_key(cmp))
-    return [p for p, _ in ranked[:diff]]
+    return [p for p, _ in ranked]
+
+
+def pods_to_delete(filtered: list[Pod], related: list[Pod], diff: int, now: datetime) -> list[Pod]:
+    """replica_set.go getPodsToDelete: the ``diff`` pods ranked first (ranked_for_deletion)."""
+    if diff >= len(filtered):
+        return list(filtered)
+    return ranked_for_deletion(filtered, related, now)[:diff]
 
 
 def reconcile_replicaset(snap: Snapshot, key: str) -> list[Action]:
@@ -210,7 +140,7 @@ def _reconcile_replicaset(snap: Snapshot, key: str) -> list[Action]:
         active = 0
         for k in ix.pods.get((rs.namespace, "ReplicaSet", name), {}):
             p = pods.get(k)
-            if p is None or p.phase in _TERMINAL or p.terminating:
+            if p is None or p.phase in ("Succeeded", "Failed") or p.terminating:  # Pod.terminal
                 continue
             o = p.owner  # controlled_by(p.owner, "ReplicaSet", name, uid)
             if o is not None and o.controller and o.kind == "ReplicaSet" and o.name == name and (not o.uid or not uid or o.uid == uid):

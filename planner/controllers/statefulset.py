@@ -19,14 +19,14 @@ Upstream (kubernetes/kubernetes, current stable release):
 
 Revisions are ControllerRevision names, ``<sts>-<controller_revision_hash(template)>``
 (planner.revision); status.currentRevision / updateRevision live in the StatefulSet object and
-``planner.controllers.apply`` keeps them current.  There are no ControllerRevision objects: the
+``planner.controllers.reconciler.apply`` keeps them current.  There are no ControllerRevision objects: the
 template of an older revision (needed for pods below the partition) is read back from a pod of
 that revision; when none is left, such pods are created at the update revision.
 
 PVC retention: upstream makes a claim's owner the StatefulSet (whenDeleted: Delete) or, once its
 pod is condemned, the pod (whenScaled: Delete), and the garbage collector deletes the claim when
 that owner goes.  Here a claim is created with the StatefulSet as owner when whenDeleted is
-Delete (planner.controllers.collect_claims deletes it once the set is gone), and the claims of a
+Delete (planner.controllers.garbagecollector.collect_claims deletes it once the set is gone), and the claims of a
 condemned pod are deleted together with the pod when whenScaled is Delete.  Owner references of
 claims that already exist are not rewritten when the policy changes.
 """
@@ -37,32 +37,23 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from planner.controllers import (
-    Action,
-    Clock,
-    CreateClaim,
-    CreatePod,
-    DeleteClaim,
-    DeletePod,
-    controlled_by,
-    index_of,
-    indexed,
-    is_pod_ready,
-    object_uid,
-    scaled_value,
-    template_for_hash,
-)
+from planner.controllers.actions import Action, CreateClaim, CreatePod, DeleteClaim, DeletePod
+from planner.controllers.controller_utils import controlled_by, is_pod_ready, object_uid
+from planner.controllers.informers import Clock, index_of, indexed
+from planner.controllers.intstr import scaled_value
+from planner.controllers.template_hash import template_for_hash
 from planner.domain import (
     LABEL_CONTROLLER_REVISION_HASH,
     LABEL_POD_INDEX,
     LABEL_STATEFULSET_POD_NAME,
     OwnerRef,
+    PersistentVolumeClaim,
     Pod,
     PodTemplate,
+    PodVolume,
     StatefulSet,
 )
 from planner.revision import controller_revision_name
-from planner.services.workloads import statefulset_claim, statefulset_pod
 from planner.snapshot import Snapshot
 
 # pkg/features MaxUnavailableStatefulSet: off by default in the current stable release (alpha until
@@ -81,6 +72,54 @@ def get_ordinal(sts: StatefulSet, pod: Pod) -> int:
     if m is None or m.group(1) != sts.name:
         return -1
     return int(m.group(2))
+
+
+def new_statefulset_pod(sts: StatefulSet, ordinal: int, revision: str = "") -> Pod:
+    """stateful_set_utils.go newVersionedStatefulSetPod (newStatefulSetPod, initIdentity,
+    updateStorage): the template with the pod's identity (name ``<sts>-<ordinal>``, the
+    statefulset.kubernetes.io/pod-name and apps.kubernetes.io/pod-index labels, the
+    controller-revision-hash label when ``revision`` is given), a controller reference to the set
+    and one claim volume per volumeClaimTemplate (replacing a template volume of the same name)."""
+    name = sts.pod_name(ordinal)
+    labels = dict(sts.template.labels)
+    labels[LABEL_STATEFULSET_POD_NAME] = name
+    labels[LABEL_POD_INDEX] = str(ordinal)
+    if revision:
+        labels[LABEL_CONTROLLER_REVISION_HASH] = revision
+    claim_names = {t.name: sts.claim_name(t, ordinal) for t in sts.volume_claim_templates}
+    vols = [v for v in sts.template.spec.volumes if v.name not in claim_names]
+    # updateStorage: a template volume of the same name is replaced by the claim
+    vols.extend(PodVolume(name=t, claim_name=c) for t, c in claim_names.items())
+    spec = replace(sts.template.spec, volumes=tuple(vols), node_name="")
+    return Pod(
+        namespace=sts.namespace,
+        name=name,
+        labels=labels,
+        spec=spec,
+        phase="Pending",
+        owner=OwnerRef("StatefulSet", sts.name, sts.uid, True),
+        annotations=dict(sts.template.annotations),
+    )
+
+
+def new_statefulset_claim(sts: StatefulSet, ordinal: int, template_name: str) -> PersistentVolumeClaim:
+    """stateful_set_utils.go getPersistentVolumeClaims, one claim: the volumeClaimTemplate named
+    ``template_name`` for ``ordinal``, named getPersistentVolumeClaimName, with the set's selector
+    labels added to the template's."""
+    t = next(t for t in sts.volume_claim_templates if t.name == template_name)
+    labels = dict(t.labels)
+    labels.update(sts.selector.match_labels)
+    return PersistentVolumeClaim(
+        namespace=sts.namespace,
+        name=sts.claim_name(t, ordinal),
+        labels=labels,
+        storage_class=t.storage_class,
+        request=t.request,
+        access_modes=t.access_modes,
+        selector=t.selector,
+        volume_mode=t.volume_mode,
+        phase="Pending",
+    )
 
 
 def pods_of_statefulset(snap: Snapshot, sts: StatefulSet) -> list[tuple[int, Pod]]:
@@ -361,7 +400,7 @@ class _StatefulSetSync:
         below_partition = sts.update_strategy_type == "RollingUpdate" and ordinal < sts.ordinals_start + sts.partition
         if below_partition and self.current != self.update and self.current_template is not None:
             base, revision = replace(sts, template=self.current_template), self.current
-        pod = statefulset_pod(base, ordinal, revision)
+        pod = new_statefulset_pod(base, ordinal, revision)
         created = self.clock.tick()
         return replace(pod, uid=object_uid("Pod", pod.namespace, pod.name, created), creation_timestamp=created)
 
@@ -377,7 +416,7 @@ class _StatefulSetSync:
                     self.error = True
                     return False
                 continue
-            claim = statefulset_claim(sts, ordinal, t.name)
+            claim = new_statefulset_claim(sts, ordinal, t.name)
             owner = OwnerRef("StatefulSet", sts.name, sts.uid, True) if sts.retention_when_deleted == "Delete" else None
             claim = replace(claim, owner=owner, uid=object_uid("PersistentVolumeClaim", claim.namespace, claim.name, self.clock.tick()))
             self.actions.append(CreateClaim(claim, self._reason(f"create Claim {claim.name} for Pod {pod.name}")))

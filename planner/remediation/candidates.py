@@ -45,7 +45,7 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from planner.controllers import scaled_value
+from planner.controllers.intstr import scaled_value
 from planner.domain import (
     LABEL_CONTROLLER_REVISION_HASH,
     LABEL_HOSTNAME,

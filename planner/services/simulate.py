@@ -13,7 +13,7 @@ Pending pods or an unfinished rollout is *stuck*.
 
 Speed (the same answers with less work; ``Simulator(incremental=False)`` runs the full passes, and
 tests/test_replay_incremental.py holds both equal): the controllers sync only the objects whose
-inputs changed (controllers.Reconciler: a dirty set per kind, everything on the first pass); the
+inputs changed (controllers.reconciler.Reconciler: a dirty set per kind, everything on the first pass); the
 queue is kept as pods are created, bound and deleted; the filters run on node arrays updated per
 bind (fastfilter.py), only numFeasibleNodesToFind nodes are scored, on per-node values kept
 across pods (plugins/score_arrays.py) that follow the cluster's journal of changed nodes; the
@@ -30,7 +30,19 @@ from typing import Any
 
 import numpy as np
 
-from planner import controllers, plugins
+from planner import plugins
+from planner.controllers import reconciler
+from planner.controllers.actions import (
+    CreateClaim,
+    CreatePod,
+    CreateReplicaSet,
+    DeleteClaim,
+    DeletePod,
+    ScaleReplicaSet,
+)
+from planner.controllers.deployment import rollout_complete
+from planner.controllers.disruption import can_evict
+from planner.controllers.statefulset import statefulset_complete
 from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
 from planner.errors import InputError, UsageError
 from planner.framework import ClusterState
@@ -121,10 +133,10 @@ class Simulator:
         self.use_fast = fast
         self.incremental = incremental
         self.cluster = self._cluster()
-        # incremental: the controllers sync only what changed (controllers.Reconciler) and the
+        # incremental: the controllers sync only what changed (reconciler.Reconciler) and the
         # queue is kept as pods come and go; False runs the full passes (the reference the tests
         # hold the incremental replay equal to)
-        self.ctrl = controllers.Reconciler(self.snap) if incremental else None
+        self.ctrl = reconciler.Reconciler(self.snap) if incremental else None
         pods = self.snap.pods
         self._seq: dict[str, int] = {k: i for i, k in enumerate(pods)}  # position in snap.pods
         self._next_seq = len(pods)
@@ -179,7 +191,7 @@ class Simulator:
     def _reconcile(self) -> bool:
         """One controllers' pass, applied; True when they did something."""
         if self.ctrl is None:
-            actions = controllers.reconcile(self.snap)
+            actions = reconciler.reconcile(self.snap)
             if actions:
                 self._apply_actions(actions)
             return bool(actions)
@@ -188,7 +200,7 @@ class Simulator:
             # already applied; the replay's own bookkeeping and events, as _apply_actions does them
             gone = {p.key: p for p in removed}
             for a in actions:
-                if isinstance(a, controllers.DeletePod):
+                if isinstance(a, DeletePod):
                     pod = gone.pop(a.key, None)
                     if pod is not None:
                         self._removed(pod, a.reason)
@@ -197,14 +209,14 @@ class Simulator:
 
     def _apply_actions(self, actions: list) -> None:
         for a in actions:
-            if isinstance(a, controllers.DeletePod):
+            if isinstance(a, DeletePod):
                 self._delete_pod(a.key, a.reason)
-        controllers.apply(self.snap, [a for a in actions if not isinstance(a, controllers.DeletePod)])
+        reconciler.apply(self.snap, [a for a in actions if not isinstance(a, DeletePod)])
         self._report(actions)
 
     def _report(self, actions: list) -> None:
         for a in actions:
-            if isinstance(a, controllers.CreatePod):
+            if isinstance(a, CreatePod):
                 key = a.pod.key
                 if self.snap.pods.get(key) is a.pod:
                     if key not in self._seq:  # a new key goes to the end of snap.pods
@@ -215,13 +227,13 @@ class Simulator:
                     else:
                         self._unbound[key] = None
                 self._event("created", pod=a.pod.key, reason=a.reason)
-            elif isinstance(a, controllers.CreateClaim):
+            elif isinstance(a, CreateClaim):
                 self._event("claim-created", claim=a.pvc.key, reason=a.reason)
-            elif isinstance(a, controllers.DeleteClaim):
+            elif isinstance(a, DeleteClaim):
                 self._event("claim-deleted", claim=a.key, reason=a.reason)
-            elif isinstance(a, controllers.ScaleReplicaSet):
+            elif isinstance(a, ScaleReplicaSet):
                 self._event("scaled", replicaset=a.key, replicas=a.replicas, reason=a.reason)
-            elif isinstance(a, controllers.CreateReplicaSet):
+            elif isinstance(a, CreateReplicaSet):
                 self._event("replicaset-created", replicaset=a.rs.key, reason=a.reason)
 
     def _queue(self) -> list[Pod]:
@@ -337,7 +349,7 @@ class Simulator:
             key = a["pod"]
             if key not in snap.pods:
                 raise InputError(f"--evict {key}: no such pod")
-            ok, why = controllers.can_evict(snap, key)
+            ok, why = can_evict(snap, key)
             if not ok:
                 self._event("eviction-refused", pod=key, reason=why)
                 return
@@ -413,7 +425,7 @@ class Simulator:
         for key in getattr(self, "drain_pending", []):
             if key not in self.snap.pods:
                 continue
-            ok, why = controllers.can_evict(self.snap, key)
+            ok, why = can_evict(self.snap, key)
             if ok:
                 self._delete_pod(key, "drained")
                 progress = True
@@ -513,8 +525,8 @@ class Simulator:
         if ref.key not in (self.snap.deployments if ref.kind == "Deployment" else self.snap.statefulsets):
             return True  # deleted
         if ref.kind == "Deployment":
-            return controllers.rollout_complete(self.snap, ref.key)
-        return controllers.statefulset_complete(self.snap, ref.key)
+            return rollout_complete(self.snap, ref.key)
+        return statefulset_complete(self.snap, ref.key)
 
     def _pods_of(self, ref: WorkloadRef) -> Iterable[Pod]:
         """The pods owned_by(snap, p, ref) holds for (in no particular order)."""

@@ -5,14 +5,20 @@ Semantics (docs/semantics.md):
 * every replica that is not running is planned from the workload's current template;
 * StatefulSet: ordinals start..start+N-1, each with its claims <template>-<sts>-<ordinal>; an
   existing claim is used as it is (bound: pinned to its PV's topology), a missing one is created
-  from the volumeClaimTemplate (pkg/controller/statefulset/stateful_set_utils.go);
-* Deployment: N pods of the current template (the ReplicaSet whose template equals the
-  Deployment's, pkg/controller/deployment/util FindNewReplicaSet); pods of other revisions that
-  still run stay and count;
+  from the volumeClaimTemplate;
+* Deployment: N pods of the current template; pods of other revisions that still run stay and
+  count;
 * scaling below the running count removes pods as the controllers would: StatefulSets the highest
-  ordinals, Deployments by the ReplicaSet controller's deletion ranking (controller_utils.go
-  ActivePodsWithRanks, simplified: unassigned, then pending, then more pods of the set on the same
-  node, then newest).
+  ordinals, Deployments by the ReplicaSet controller's deletion ranking.
+
+Every rule about which objects belong to a workload and what the controllers make is the
+controllers' own (planner.controllers), so that check plans exactly what the replay does:
+ownership by controller ownerReference (uid included: metav1.IsControlledBy), the current
+ReplicaSet (deployment_util.go FindNewReplicaSet), the new ReplicaSet's name and pod-template-hash
+(sync.go getNewReplicaSet, controller_utils.go ComputeHash), the pods a scale-down deletes
+(replica_set.go getPodsToDelete, controller_utils.go ActivePodsWithRanks), the names of the pods
+a ReplicaSet creates (manageReplicas, GetPodFromTemplate) and a StatefulSet's pods and claims
+(stateful_set_utils.go newVersionedStatefulSetPod, getPersistentVolumeClaims).
 """
 
 from __future__ import annotations
@@ -20,17 +26,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from planner.controllers.controller_utils import controlled_by, generate_name, is_pod_active
+from planner.controllers.deployment import find_new_replicaset, new_replicaset_identity, replicasets_of
+from planner.controllers.informers import Clock, indexed
+from planner.controllers.replicaset import pod_from_template, pods_of_replicaset, ranked_for_deletion
+from planner.controllers.statefulset import get_ordinal, new_statefulset_claim, new_statefulset_pod, pods_of_statefulset
 from planner.domain import (
-    LABEL_CONTROLLER_REVISION_HASH,
-    LABEL_POD_INDEX,
     LABEL_POD_TEMPLATE_HASH,
-    LABEL_STATEFULSET_POD_NAME,
     Deployment,
     OwnerRef,
     PersistentVolumeClaim,
     Pod,
-    PodTemplate,
-    PodVolume,
     ReplicaSet,
     StatefulSet,
 )
@@ -93,16 +99,32 @@ def find_workload(snap: Snapshot, ref: WorkloadRef) -> Deployment | StatefulSet:
 
 
 def owned_by(snap: Snapshot, p: Pod, ref: WorkloadRef) -> bool:
-    """Is ``p`` a pod of the workload: a StatefulSet's directly, a Deployment's through one of its
-    ReplicaSets (controller ownerReferences)."""
+    """Is ``p`` a pod of the workload, as its controllers see it: a StatefulSet's directly, a
+    Deployment's through one of its ReplicaSets (controller ownerReferences, uids compared when
+    both sides have one: metav1.IsControlledBy)."""
     if p.namespace != ref.namespace or p.owner is None:
         return False
     if ref.kind == "StatefulSet":
-        return p.owner.kind == "StatefulSet" and p.owner.name == ref.name
+        sts = snap.statefulsets.get(ref.key)
+        return sts is not None and controlled_by(p.owner, "StatefulSet", sts.name, sts.uid)
     if p.owner.kind != "ReplicaSet":
         return False
     rs = snap.replicasets.get(f"{p.namespace}/{p.owner.name}")
-    return rs is not None and rs.owner is not None and rs.owner.kind == "Deployment" and rs.owner.name == ref.name
+    dep = snap.deployments.get(ref.key)
+    return (rs is not None and dep is not None and controlled_by(p.owner, "ReplicaSet", rs.name, rs.uid)
+            and controlled_by(rs.owner, "Deployment", dep.name, dep.uid))
+
+
+def pods_of_workload(snap: Snapshot, obj: Deployment | StatefulSet) -> list[Pod]:
+    """The pods the workload's controllers own (any phase), by name: a StatefulSet's members
+    (getPodsForStatefulSet), a Deployment's ReplicaSets' pods (ListReplicaSets, then each one's
+    pods)."""
+    with indexed(snap, read_only=True):
+        if isinstance(obj, StatefulSet):
+            out = [p for _, p in pods_of_statefulset(snap, obj)]
+        else:
+            out = [p for rs in replicasets_of(snap, obj) for p in pods_of_replicaset(snap, rs)]
+    return sorted(out, key=lambda p: p.name)
 
 
 def is_running(p: Pod) -> bool:
@@ -127,89 +149,9 @@ class Plan:
 # --------------------------------------------------------------------------- StatefulSet
 
 
-def statefulset_pod(sts: StatefulSet, ordinal: int, revision: str = "") -> Pod:
-    """newVersionedStatefulSetPod (stateful_set_utils.go): template + identity + claims."""
-    name = sts.pod_name(ordinal)
-    labels = dict(sts.template.labels)
-    labels[LABEL_STATEFULSET_POD_NAME] = name
-    labels[LABEL_POD_INDEX] = str(ordinal)
-    if revision:
-        labels[LABEL_CONTROLLER_REVISION_HASH] = revision
-    claim_names = {t.name: sts.claim_name(t, ordinal) for t in sts.volume_claim_templates}
-    vols = [v for v in sts.template.spec.volumes if v.name not in claim_names]
-    # updateStorage: a template volume of the same name is replaced by the claim
-    vols.extend(PodVolume(name=t, claim_name=c) for t, c in claim_names.items())
-    spec = replace(sts.template.spec, volumes=tuple(vols), node_name="")
-    return Pod(
-        namespace=sts.namespace,
-        name=name,
-        labels=labels,
-        spec=spec,
-        phase="Pending",
-        owner=OwnerRef("StatefulSet", sts.name, sts.uid, True),
-        annotations=dict(sts.template.annotations),
-    )
-
-
-def statefulset_claim(sts: StatefulSet, ordinal: int, template_name: str) -> PersistentVolumeClaim:
-    t = next(t for t in sts.volume_claim_templates if t.name == template_name)
-    labels = dict(t.labels)
-    labels.update(sts.selector.match_labels)
-    return PersistentVolumeClaim(
-        namespace=sts.namespace,
-        name=sts.claim_name(t, ordinal),
-        labels=labels,
-        storage_class=t.storage_class,
-        request=t.request,
-        access_modes=t.access_modes,
-        selector=t.selector,
-        volume_mode=t.volume_mode,
-        phase="Pending",
-    )
-
-
-def ordinal_of(sts: StatefulSet, pod: Pod) -> int | None:
-    prefix = sts.name + "-"
-    if not pod.name.startswith(prefix):
-        return None
-    tail = pod.name[len(prefix):]
-    return int(tail) if tail.isdigit() and (tail == "0" or not tail.startswith("0")) else None
-
-
-def _owner_index(snap: Snapshot) -> dict[tuple[str, str, str], list[tuple[int, Pod]]]:
-    """(owner kind, namespace, owner name) -> the controller's pods with their positions in
-    snap.pods.  Built in one pass and cached on the snapshot; checked on every use against the
-    pods themselves (one list comparison: the same objects, or equal ones, in the same order), so
-    a pod added, replaced or removed since is never missed."""
-    current = list(snap.pods.values())
-    cached = snap.__dict__.get("_owner_index")
-    if cached is not None and cached[0] == current:
-        return cached[1]
-    index: dict[tuple[str, str, str], list[tuple[int, Pod]]] = {}
-    for i, p in enumerate(current):
-        o = p.owner
-        if o is not None:
-            index.setdefault((o.kind, p.namespace, o.name), []).append((i, p))
-    snap.__dict__["_owner_index"] = (current, index)
-    return index
-
-
-def _pods_owned(snap: Snapshot, kind: str, namespace: str, names: set[str]) -> list[Pod]:
-    """Pods of ``namespace`` whose controller owner is a ``kind`` named in ``names``, in snapshot order."""
-    index = _owner_index(snap)
-    found = [index[k] for k in ((kind, namespace, n) for n in names) if k in index]
-    if len(found) == 1:
-        return [p for _, p in found[0]]
-    return [p for _, p in sorted((x for lst in found for x in lst), key=lambda x: x[0])]
-
-
 def plan_statefulset(snap: Snapshot, sts: StatefulSet, ref: WorkloadRef, replicas: int) -> Plan:
     plan = Plan(ref, replicas, ordered=sts.pod_management_policy == "OrderedReady")
-    owned: dict[int, Pod] = {}
-    for p in _pods_owned(snap, "StatefulSet", sts.namespace, {sts.name}):
-        o = ordinal_of(sts, p)
-        if o is not None:
-            owned[o] = p
+    owned: dict[int, Pod] = dict(pods_of_statefulset(snap, sts))
     start = sts.ordinals_start
     wanted = range(start, start + replicas)
     revision = sts.update_revision
@@ -223,15 +165,15 @@ def plan_statefulset(snap: Snapshot, sts: StatefulSet, ref: WorkloadRef, replica
             continue
         if existing is not None:
             plan.remove.append(existing)  # a Pending or terminal pod object is replaced by the planned one
-        pod = statefulset_pod(sts, o, revision)
+        pod = new_statefulset_pod(sts, o, revision)
         plan.new.append(pod)
         for t in sts.volume_claim_templates:
             key = f"{sts.namespace}/{sts.claim_name(t, o)}"
             if key not in snap.pvcs:
-                plan.new_claims.append(statefulset_claim(sts, o, t.name))
+                plan.new_claims.append(new_statefulset_claim(sts, o, t.name))
     if plan.ordered and plan.new:
-        first_new = min(ordinal_of(sts, p) or 0 for p in plan.new)
-        later_running = [p for p in plan.keep if (ordinal_of(sts, p) or 0) > first_new]
+        first_new = min(get_ordinal(sts, p) for p in plan.new)
+        later_running = [p for p in plan.keep if get_ordinal(sts, p) > first_new]
         if later_running:
             plan.notes.append(
                 f"OrderedReady: {len(later_running)} pod(s) with higher ordinals already run; the controller still "
@@ -243,106 +185,70 @@ def plan_statefulset(snap: Snapshot, sts: StatefulSet, ref: WorkloadRef, replica
 # --------------------------------------------------------------------------- Deployment
 
 
-def _strip_hash(t: PodTemplate) -> PodTemplate:
-    if LABEL_POD_TEMPLATE_HASH not in t.labels:
-        return t
-    labels = {k: v for k, v in t.labels.items() if k != LABEL_POD_TEMPLATE_HASH}
-    return replace(t, labels=labels)
+def deployment_pods(snap: Snapshot, dep: Deployment, rs: ReplicaSet | None, count: int) -> list[Pod]:
+    """The ``count`` pods the ReplicaSet controller would create next for ``rs``, the Deployment's
+    current ReplicaSet (None: the one the Deployment controller would create,
+    new_replicaset_identity): controller_utils.go GetPodFromTemplate, named as manageReplicas
+    names them (``<rs>-<5 characters>``, the first names not taken), unassigned."""
+    if rs is None:
+        name, h, _ = new_replicaset_identity(snap, dep)
+        template = replace(dep.template, labels={**dep.template.labels, LABEL_POD_TEMPLATE_HASH: h})
+        rs = ReplicaSet(dep.namespace, name, count, dep.selector, template, owner=OwnerRef("Deployment", dep.name, dep.uid, True))
+    ns = rs.namespace
 
+    def taken(name: str) -> bool:
+        return name in mine or f"{ns}/{name}" in snap.pods
 
-def replicasets_of(snap: Snapshot, dep: Deployment) -> list[ReplicaSet]:
-    return [
-        rs
-        for rs in snap.replicasets.values()
-        if rs.namespace == dep.namespace and rs.owner is not None and rs.owner.kind == "Deployment" and rs.owner.name == dep.name
-    ]
-
-
-def current_replicaset(snap: Snapshot, dep: Deployment) -> ReplicaSet | None:
-    """deployment/util FindNewReplicaSet: the oldest ReplicaSet whose template equals the Deployment's."""
-    want = _strip_hash(dep.template)
-    same = [rs for rs in replicasets_of(snap, dep) if _strip_hash(rs.template) == want]
-    same.sort(key=lambda rs: (rs.creation_timestamp, rs.name))
-    return same[0] if same else None
-
-
-def _deployment_template_hash(dep: Deployment, rs: ReplicaSet | None) -> str:
-    if rs is not None:
-        h = rs.labels.get(LABEL_POD_TEMPLATE_HASH) or rs.template.labels.get(LABEL_POD_TEMPLATE_HASH)
-        if h:
-            return h
-    from planner.revision import pod_template_hash
-
-    raw = {"metadata": {"labels": dict(dep.template.labels)}, "spec": repr(dep.template.spec)}
-    return pod_template_hash(raw)
-
-
-def deployment_pod(dep: Deployment, rs_name: str, template_hash: str, index: int, like: Pod | None = None) -> Pod:
-    """The ReplicaSet controller's pod number ``index`` of the template.  ``like``: an earlier pod
-    of the same call, whose labels, spec and annotations (never changed in place) are shared."""
-    if like is not None:
-        return replace(like, name=f"{rs_name}-planned-{index}")
-    labels = dict(dep.template.labels)
-    labels[LABEL_POD_TEMPLATE_HASH] = template_hash
-    return Pod(
-        namespace=dep.namespace,
-        name=f"{rs_name}-planned-{index}",
-        labels=labels,
-        spec=replace(dep.template.spec, node_name=""),
-        phase="Pending",
-        owner=OwnerRef("ReplicaSet", rs_name, "", True),
-        annotations=dict(dep.template.annotations),
-    )
-
-
-def _deletion_rank(p: Pod, colocated: dict[str, int]) -> tuple:
-    # controller.ActivePodsWithRanks: unassigned < assigned; Pending < Running; more pods of the
-    # set on the same node first; newer first (creationTimestamp descending).
-    return (
-        1 if p.spec.node_name else 0,
-        1 if p.phase == "Running" else 0,
-        -colocated.get(p.spec.node_name, 0),
-        _neg_ts(p.creation_timestamp),
-        p.name,
-    )
-
-
-def _neg_ts(ts: str) -> tuple:
-    return tuple(-ord(c) for c in ts)
+    mine: set[str] = set()
+    counter = [0]
+    out: list[Pod] = []
+    for _ in range(count):
+        name = generate_name(rs.name + "-", taken, counter)
+        mine.add(name)
+        if out:  # the labels, spec and annotations (never changed in place) are shared
+            out.append(replace(out[0], name=name))
+            continue
+        pod = pod_from_template(rs, name, "")
+        out.append(replace(pod, spec=replace(pod.spec, node_name=""), uid=""))
+    return out
 
 
 def plan_deployment(snap: Snapshot, dep: Deployment, ref: WorkloadRef, replicas: int) -> Plan:
+    """The current ReplicaSet (FindNewReplicaSet) keeps its running pods, less the ones the
+    ReplicaSet controller deletes first when there are more than ``replicas``
+    (getPodsToDelete's ranking over the active pods, related pods of every ReplicaSet of the
+    Deployment counted per node); its other pods are replaced by planned ones, which bring it to
+    ``replicas`` (named as the controller names them)."""
     plan = Plan(ref, replicas)
-    rs = current_replicaset(snap, dep)
-    rs_names = {r.name for r in replicasets_of(snap, dep)}
-    template_hash = _deployment_template_hash(dep, rs)
-    rs_name = rs.name if rs is not None else f"{dep.name}-{template_hash}"
-    current: list[Pod] = []
-    old: list[Pod] = []
-    ns, cur_name = dep.namespace, rs.name if rs is not None else None
-    for p in _pods_owned(snap, "ReplicaSet", ns, rs_names):
-        o = p.owner
-        assert o is not None
-        if o.name == cur_name:
+    rss = replicasets_of(snap, dep)
+    rs = find_new_replicaset(dep, rss)
+    current: list[Pod] = []  # running
+    active: list[Pod] = []  # what the ReplicaSet controller counts (is_pod_active), by name
+    old = 0
+    for r in rss:
+        for p in pods_of_replicaset(snap, r):
+            if rs is None or r.key != rs.key:
+                old += is_running(p)
+                continue
+            if is_pod_active(p):
+                active.append(p)
             if is_running(p):
                 current.append(p)
             elif not p.terminal:
                 plan.remove.append(p)  # pending replicas are replaced by planned ones
-        elif is_running(p):
-            old.append(p)
     if len(current) > replicas:
-        colocated: dict[str, int] = {}
-        for p in current:
-            colocated[p.spec.node_name] = colocated.get(p.spec.node_name, 0) + 1
-        ranked = sorted(current, key=lambda p: _deletion_rank(p, colocated))
-        plan.remove.extend(ranked[: len(current) - replicas])
-        plan.keep = ranked[len(current) - replicas:]
+        assert rs is not None
+        related = [p for r in rss for p in pods_of_replicaset(snap, r)]
+        ranked = ranked_for_deletion(active, related, Clock(snap).now)
+        running = {p.key for p in current}
+        ranked_running = [p for p in ranked if p.key in running]
+        plan.remove.extend(ranked_running[: len(current) - replicas])
+        plan.keep = ranked_running[len(current) - replicas:]
     else:
         plan.keep = current
-        for i in range(replicas - len(current)):
-            plan.new.append(deployment_pod(dep, rs_name, template_hash, i, plan.new[0] if plan.new else None))
+        plan.new = deployment_pods(snap, dep, rs, replicas - len(current))
     if old:
-        plan.notes.append(f"{len(old)} pod(s) of older revisions of {ref} still run; they stay and count")
+        plan.notes.append(f"{old} pod(s) of older revisions of {ref} still run; they stay and count")
     return plan
 
 
@@ -354,9 +260,10 @@ def plan_workload(snap: Snapshot, ref: WorkloadRef, replicas: int | None = None)
     n = obj.replicas if replicas is None else replicas
     if n < 0:
         raise UsageError(f"--replicas {n}: must be greater than or equal to 0")
-    if isinstance(obj, StatefulSet):
-        return plan_statefulset(snap, obj, ref, n)
-    return plan_deployment(snap, obj, ref, n)
+    with indexed(snap, read_only=True):  # one index (cached on the snapshot) for every lookup
+        if isinstance(obj, StatefulSet):
+            return plan_statefulset(snap, obj, ref, n)
+        return plan_deployment(snap, obj, ref, n)
 
 
 def apply_plans(snap: Snapshot, plans: Iterable[Plan]) -> Snapshot:

@@ -12,9 +12,10 @@ from dataclasses import replace
 import pytest
 
 from planner.controllers import deployment as dep
-from planner.controllers import indexed, reconcile_deployment
+from planner.controllers.deployment import reconcile_deployment
+from planner.controllers.informers import indexed
 
-from .conftest import SCENARIOS
+from ..conftest import SCENARIOS
 
 
 def _both(snap, key):

@@ -1,0 +1,242 @@
+"""The informers' indexes and the simulated clock.
+
+Upstream, every controller reads its objects through shared informers (k8s.io/client-go
+tools/cache: SharedIndexInformer, its Indexer and listers) and GetControllerOf
+(k8s.io/apimachinery metav1) to find what it owns.  ``Index`` is that lookup for a snapshot:
+pods and ReplicaSets by controller owner, and the newest creation time (``Clock``: the simulated
+clock one second past it).  ``indexed(snap)`` attaches one to a snapshot for the duration of a
+call; ``TrackedIndex`` is the one the replay keeps (planner.controllers.reconciler.Reconciler).
+"""
+
+from __future__ import annotations
+
+import heapq
+from datetime import datetime, timedelta
+
+from planner.controllers.controller_utils import BASE_TIME, parse_time
+from planner.domain import OwnerRef, Pod, ReplicaSet
+from planner.snapshot import Snapshot
+
+_TS_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+class Clock:
+    """The simulated clock: one second past the newest pod or ReplicaSet of the snapshot.
+
+    Every object created in a pass takes the next second, so creation order is total and a later
+    pass (which sees those objects) continues after them.
+    """
+
+    def __init__(self, snap: Snapshot) -> None:
+        self._next = index_of(snap).latest + timedelta(seconds=1)
+
+    @property
+    def now(self) -> datetime:
+        return self._next
+
+    def tick(self) -> str:
+        t = self._next
+        self._next = t + timedelta(seconds=1)
+        return t.strftime(_TS_FORMAT)
+
+
+_INDEX_ATTR = "_planner_controllers_index"
+OwnerKey = tuple[str, str, str]  # (namespace, controller kind, controller name)
+
+
+class Index:
+    """Pods and ReplicaSets by controller owner, and the newest creation time: the lookups the
+    controllers make (upstream's informer indexes), so a pass costs O(objects), not O(objects^2).
+
+    ``indexed(snap)`` attaches one to a snapshot for the duration of a call; ``apply`` keeps an
+    attached index current.  Lookups return the snapshot's current objects (a pod the scheduler
+    replaced keeps its key and owner).
+    """
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.pods: dict[OwnerKey, dict[str, None]] = {}
+        self.replicasets: dict[OwnerKey, dict[str, None]] = {}
+        self.latest = BASE_TIME
+        for p in snap.pods.values():
+            self.add_pod(p)
+        for rs in snap.replicasets.values():
+            self.add_replicaset(rs)
+
+    def _stamp(self, ts: str) -> None:
+        t = parse_time(ts)
+        if t is not None and t > self.latest:
+            self.latest = t
+
+    @staticmethod
+    def _owner(namespace: str, owner: OwnerRef | None) -> OwnerKey | None:
+        return (namespace, owner.kind, owner.name) if owner is not None and owner.controller else None
+
+    def add_pod(self, p: Pod) -> None:
+        k = self._owner(p.namespace, p.owner)
+        if k is not None:
+            self.pods.setdefault(k, {})[p.key] = None
+        self._stamp(p.creation_timestamp)
+
+    def remove_pod(self, p: Pod) -> None:
+        k = self._owner(p.namespace, p.owner)
+        if k is not None:
+            self.pods.get(k, {}).pop(p.key, None)
+
+    def add_replicaset(self, rs: ReplicaSet) -> None:
+        k = self._owner(rs.namespace, rs.owner)
+        if k is not None:
+            self.replicasets.setdefault(k, {})[rs.key] = None
+        self._stamp(rs.creation_timestamp)
+
+    def remove_replicaset(self, rs: ReplicaSet) -> None:
+        k = self._owner(rs.namespace, rs.owner)
+        if k is not None:
+            self.replicasets.get(k, {}).pop(rs.key, None)
+
+    def owned_pods(self, snap: Snapshot, namespace: str, kind: str, name: str) -> list[Pod]:
+        keys = self.pods.get((namespace, kind, name), {})
+        return [snap.pods[k] for k in keys if k in snap.pods]
+
+    def owned_replicasets(self, snap: Snapshot, namespace: str, kind: str, name: str) -> list[ReplicaSet]:
+        keys = self.replicasets.get((namespace, kind, name), {})
+        return [snap.replicasets[k] for k in keys if k in snap.replicasets]
+
+
+class TrackedIndex(Index):
+    """An Index kept for the whole replay (planner.controllers.reconciler.Reconciler): the creation times of
+    the pods and ReplicaSets that exist are kept as a multiset, so that ``begin_pass`` sets
+    ``latest`` to what a fresh Index would find (the newest object that exists now, BASE_TIME at
+    least); within a pass ``latest`` only rises, as a fresh Index does while ``_apply`` adds to it."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self._times: dict[tuple[str, str], datetime] = {}  # ("Pod" | "ReplicaSet", key) -> creation time
+        self._count: dict[datetime, int] = {}
+        self._heap: list[tuple[float, datetime]] = []  # (-timestamp, time), stale entries popped lazily
+        # active pods (is_pod_active) per controller and controller uid, and what each pod added
+        # there; a pod keeps its activity while it is indexed (the replay's binds do not change it)
+        self._active: dict[OwnerKey, dict[str, int]] = {}
+        self._active_of: dict[str, tuple[OwnerKey, str]] = {}
+        self._building = True  # the heap and latest are made once at the end
+        super().__init__(snap)
+        self._building = False
+        self._heap = [(-t.timestamp(), t) for t, c in self._count.items() if c > 0]
+        heapq.heapify(self._heap)
+        self.begin_pass()
+
+    def _stamp(self, ts: str) -> None:
+        if not self._building:  # while building, begin_pass sets latest at the end
+            super()._stamp(ts)
+
+    def active_pods(self, namespace: str, kind: str, name: str, uid: str) -> int:
+        """The number of active pods controlled_by(kind, name, uid): the pods of the owner key
+        whose owner uid is empty, or ``uid`` is, or both are equal."""
+        by_uid = self._active.get((namespace, kind, name))
+        if not by_uid:
+            return 0
+        n = 0
+        for u, c in by_uid.items():
+            if not u or not uid or u == uid:
+                n += c
+        return n
+
+    def _track(self, kind: str, key: str, ts: str) -> None:
+        self._untrack(kind, key)
+        t = parse_time(ts)
+        if t is None:
+            return
+        self._times[(kind, key)] = t
+        c = self._count.get(t, 0)
+        self._count[t] = c + 1
+        if c == 0 and not self._building:
+            heapq.heappush(self._heap, (-t.timestamp(), t))
+
+    def _untrack(self, kind: str, key: str) -> None:
+        t = self._times.pop((kind, key), None)
+        if t is not None:
+            self._count[t] -= 1
+
+    def add_pod(self, p: Pod) -> None:
+        # Index.add_pod, with what this index keeps besides
+        key = p.key
+        o = p.owner
+        k = (p.namespace, o.kind, o.name) if o is not None and o.controller else None
+        if k is not None:
+            self.pods.setdefault(k, {})[key] = None
+        self._stamp(p.creation_timestamp)
+        self._track("Pod", key, p.creation_timestamp)
+        self._deactivate(key)
+        if k is not None and o is not None and not p.terminal and not p.terminating:  # is_pod_active
+            by_uid = self._active.setdefault(k, {})
+            by_uid[o.uid] = by_uid.get(o.uid, 0) + 1
+            self._active_of[key] = (k, o.uid)
+
+    def remove_pod(self, p: Pod) -> None:
+        super().remove_pod(p)
+        self._untrack("Pod", p.key)
+        self._deactivate(p.key)
+
+    def _deactivate(self, key: str) -> None:
+        was = self._active_of.pop(key, None)
+        if was is not None:
+            self._active[was[0]][was[1]] -= 1
+
+    def add_replicaset(self, rs: ReplicaSet) -> None:
+        super().add_replicaset(rs)
+        self._track("ReplicaSet", rs.key, rs.creation_timestamp)
+
+    def remove_replicaset(self, rs: ReplicaSet) -> None:
+        super().remove_replicaset(rs)
+        self._untrack("ReplicaSet", rs.key)
+
+    def begin_pass(self) -> None:
+        heap, count = self._heap, self._count
+        while heap and count.get(heap[0][1], 0) <= 0:
+            heapq.heappop(heap)
+        self.latest = max(heap[0][1], BASE_TIME) if heap else BASE_TIME
+
+
+_CACHED_ATTR = "_planner_controllers_cached_index"
+
+
+def index_of(snap: Snapshot) -> Index:
+    """The index attached to ``snap``; else the one cached on the snapshot by an earlier call,
+    as long as the snapshot's pods and ReplicaSets are still the same (checked on every use: one
+    comparison of each table's objects, in order, so an object added, replaced or removed since
+    is never missed); else a fresh one, cached.  A cached index is only read (``indexed``
+    attaches a fresh one, which ``apply`` keeps current)."""
+    ix = snap.__dict__.get(_INDEX_ATTR)
+    if isinstance(ix, Index):
+        return ix
+    pods, rss = list(snap.pods.values()), list(snap.replicasets.values())
+    hit = snap.__dict__.get(_CACHED_ATTR)
+    if hit is not None and hit[0] == pods and hit[1] == rss:
+        cached: Index = hit[2]
+        return cached
+    ix = Index(snap)
+    snap.__dict__[_CACHED_ATTR] = (pods, rss, ix)
+    return ix
+
+
+class indexed:  # noqa: N801 - used as a function: ``with indexed(snap) as ix``
+    """Attach an index to ``snap`` for the duration (nested uses share the outer one).  A class
+    rather than a generator context manager: every sync enters one.  ``read_only``: the caller
+    only looks (no ``apply`` inside), so the index cached on the snapshot (index_of) serves."""
+
+    __slots__ = ("snap", "owner", "read_only")
+
+    def __init__(self, snap: Snapshot, read_only: bool = False) -> None:
+        self.snap = snap
+        self.owner = False
+        self.read_only = read_only
+
+    def __enter__(self) -> Index:
+        ix = self.snap.__dict__.get(_INDEX_ATTR)
+        if isinstance(ix, Index):
+            return ix
+        self.owner = True
+        ix = self.snap.__dict__[_INDEX_ATTR] = index_of(self.snap) if self.read_only else Index(self.snap)
+        return ix
+
+    def __exit__(self, *exc: object) -> None:
+        if self.owner:
+            self.snap.__dict__.pop(_INDEX_ATTR, None)

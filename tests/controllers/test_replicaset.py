@@ -1,0 +1,88 @@
+"""The ReplicaSet controller and the deletion ranking (planner/controllers/replicaset.py,
+controller_utils.py). Table-driven, each case citing the upstream test or behaviour it transcribes (kubernetes/kubernetes pkg/controller/...).
+Rollouts are driven by the fake scheduler of tests/controllers/world.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.controllers.actions import (
+    CreatePod,
+    DeletePod,
+)
+from planner.controllers.controller_utils import BASE_TIME
+from planner.controllers.replicaset import pods_to_delete, reconcile_replicaset
+from planner.domain import (
+    OwnerRef,
+    Pod,
+    PodSpec,
+)
+from tests.controllers.world import (
+    deployment,
+    replicaset,
+    rs_pods,
+    snapshot,
+)
+
+# --------------------------------------------------------------------------- replica_set.go
+
+
+def test_replicaset_creates_missing_pods_with_generated_names() -> None:
+    """replica_set.go manageReplicas (diff < 0): pods from the template, controller reference to the
+    ReplicaSet, <rs>-<5 characters> names, deterministic."""
+    d = deployment(3)
+    rs = replicaset(d, "v1", 3, 1)
+    snap = snapshot(d, rs, rs_pods(rs, 1))
+    actions = reconcile_replicaset(snap, rs.key)
+    pods = [a.pod for a in actions if isinstance(a, CreatePod)]
+    assert len(pods) == 2
+    for p in pods:
+        assert p.name.startswith(f"{rs.name}-") and len(p.name) == len(rs.name) + 6
+        assert p.owner == OwnerRef("ReplicaSet", rs.name, rs.uid, True)
+        assert p.labels == rs.template.labels and p.phase == "Pending" and p.uid
+    assert len({p.name for p in pods}) == 2
+    assert [a.pod.name for a in reconcile_replicaset(snap, rs.key) if isinstance(a, CreatePod)] == [p.name for p in pods]
+
+
+def _ranked(*pods: Pod) -> list[str]:
+    return [p.name for p in pods_to_delete(list(pods), list(pods), len(pods) - 1, BASE_TIME)]
+
+
+@pytest.mark.parametrize(
+    "a, b, first",
+    [
+        # controller_utils_test.go TestSortingActivePodsWithRanks: which of two pods is deleted first
+        (dict(node_name=""), dict(node_name="n1"), "a"),  # 1. unassigned < assigned
+        (dict(node_name="n1", phase="Pending"), dict(node_name="n2", phase="Running"), "a"),  # 2. Pending < Running
+        (dict(node_name="n1", phase="Unknown"), dict(node_name="n2", phase="Running"), "a"),  # 2. Unknown < Running
+        (dict(node_name="n1", cost="-5"), dict(node_name="n2"), "a"),  # 4. lower pod-deletion-cost first
+        (dict(node_name="n1", created="2024-01-01T00:00:09Z"), dict(node_name="n2", created=""), "b"),  # 8. empty creation time first
+    ],
+)
+def test_deletion_ranking(a: dict, b: dict, first: str) -> None:
+    def mk(name: str, node_name: str = "", phase: str | None = None, cost: str | None = None, created: str = "2024-01-01T00:00:01Z") -> Pod:
+        return Pod("default", name, {"app": "web"}, PodSpec(node_name=node_name), phase=phase or ("Running" if node_name else "Pending"),
+                   annotations={"controller.kubernetes.io/pod-deletion-cost": cost} if cost else {}, creation_timestamp=created, uid=name)
+
+    pa, pb = mk("a", **a), mk("b", **b)
+    assert _ranked(pa, pb) == [first]
+    assert _ranked(pb, pa) == [first]
+
+
+def test_deletion_ranking_doubled_up_first() -> None:
+    """controller_utils.go ActivePodsWithRanks rule 5: a pod sharing its node with more related
+    pods is deleted first (getPodsRankedByRelatedPodsOnSameNode)."""
+    pods = [Pod("default", n, {}, PodSpec(node_name=h), phase="Running", creation_timestamp="2024-01-01T00:00:01Z", uid=n)
+            for n, h in (("a", "n1"), ("b", "n2"), ("c", "n2"))]
+    victims = pods_to_delete(pods, pods, 1, BASE_TIME)
+    assert victims[0].name in ("b", "c")
+
+
+def test_replicaset_scale_down_prefers_pending_pods() -> None:
+    """replica_set.go getPodsToDelete: scaling 3 -> 1 deletes the unscheduled pod before a running one."""
+    d = deployment(1)
+    rs = replicaset(d, "v1", 1, 1)
+    snap = snapshot(d, rs, rs_pods(rs, 2, 1))
+    deleted = [a.key for a in reconcile_replicaset(snap, rs.key) if isinstance(a, DeletePod)]
+    assert len(deleted) == 2 and f"default/{rs.name}-2" in deleted
