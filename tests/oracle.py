@@ -52,8 +52,9 @@ from planner.domain import (
     PersistentVolumeClaim,
     Pod,
 )
-from planner.framework import ClusterState, NodeInfo
-from planner.plugins import feasible_nodes, volumebinding
+from planner.scheduler.framework import ClusterState, NodeInfo
+from planner.scheduler.plugins.volumebinding import filtering as volumebinding
+from planner.scheduler.runtime import feasible_nodes
 
 __all__ = [
     "OracleResult",

@@ -68,7 +68,7 @@ from planner.domain import (
     Toleration,
     TopologySpreadConstraint,
 )
-from planner.framework import ClusterState
+from planner.scheduler.framework import ClusterState
 from planner.services.workloads import Plan, WorkloadRef, apply_plans, plan_workload, statefulset_pod
 from planner.snapshot import Snapshot
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from planner.plugins import feasible_nodes
-from planner.services.binding import bind_pod
-from planner.services.fastfilter import FastFilter, supports
+from planner.scheduler.binding import bind_pod
+from planner.scheduler.fastfilter import FastFilter, supports
+from planner.scheduler.runtime import feasible_nodes
 
 from .randomcluster import scenarios
 

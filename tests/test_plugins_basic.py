@@ -33,9 +33,14 @@ from planner.domain import (
     Taint,
     Toleration,
 )
-from planner.framework import SKIP, UNRESOLVABLE, UNSCHEDULABLE, ClusterState, NodeInfo, Status
 from planner.matching import terms_match
-from planner.plugins import nodeaffinity, nodename, nodeports, noderesourcesfit, nodeunschedulable, tainttoleration
+from planner.scheduler.framework import SKIP, UNRESOLVABLE, UNSCHEDULABLE, ClusterState, NodeInfo, Status
+from planner.scheduler.plugins.nodeaffinity import filtering as nodeaffinity
+from planner.scheduler.plugins.nodename import filtering as nodename
+from planner.scheduler.plugins.nodeports import filtering as nodeports
+from planner.scheduler.plugins.noderesources import fit as noderesourcesfit
+from planner.scheduler.plugins.nodeunschedulable import filtering as nodeunschedulable
+from planner.scheduler.plugins.tainttoleration import filtering as tainttoleration
 
 # --------------------------------------------------------------------------- helpers
 

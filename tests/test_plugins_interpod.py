@@ -20,8 +20,8 @@ from __future__ import annotations
 import pytest
 
 from planner.domain import Affinity, LabelSelector, Node, Pod, PodAffinityTerm
-from planner.framework import SKIP, UNRESOLVABLE, UNSCHEDULABLE
-from planner.plugins import interpodaffinity as ipa
+from planner.scheduler.framework import SKIP, UNRESOLVABLE, UNSCHEDULABLE
+from planner.scheduler.plugins.interpodaffinity import filtering as ipa
 from tests.builders import cluster, node, pod, sel, term
 
 AFF = (UNRESOLVABLE, ipa.ERR_REASON_AFFINITY_RULES_NOT_MATCH)

@@ -22,8 +22,8 @@ from __future__ import annotations
 import pytest
 
 from planner.domain import Affinity, LabelSelector, Node, Pod, Taint, Toleration, TopologySpreadConstraint
-from planner.framework import SKIP, UNRESOLVABLE, UNSCHEDULABLE
-from planner.plugins import podtopologyspread as pts
+from planner.scheduler.framework import SKIP, UNRESOLVABLE, UNSCHEDULABLE
+from planner.scheduler.plugins.podtopologyspread import filtering as pts
 from tests.builders import cluster, node, node_selector, pod, sel, spread
 
 S = None  # fwk.Success

@@ -29,9 +29,9 @@ from planner.domain import (
     StorageClass,
     TopologySelectorTerm,
 )
-from planner.framework import ERROR, SKIP, UNRESOLVABLE, Status
-from planner.plugins import evaluate, volumebinding, volumezone
-from planner.plugins.volumebinding import (
+from planner.scheduler.framework import ERROR, SKIP, UNRESOLVABLE, Status
+from planner.scheduler.plugins.volumebinding import filtering as volumebinding
+from planner.scheduler.plugins.volumebinding.filtering import (
     ANN_BIND_COMPLETED,
     ANN_SELECTED_NODE,
     ERR_REASON_BIND_CONFLICT,
@@ -39,7 +39,9 @@ from planner.plugins.volumebinding import (
     ERR_REASON_PV_NOT_EXIST,
     ERR_UNBOUND_IMMEDIATE,
 )
-from planner.plugins.volumezone import ERR_REASON_CONFLICT
+from planner.scheduler.plugins.volumezone import filtering as volumezone
+from planner.scheduler.plugins.volumezone.filtering import ERR_REASON_CONFLICT
+from planner.scheduler.runtime import evaluate
 from tests.builders import (
     Gi,
     claim_volume,

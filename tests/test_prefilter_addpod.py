@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from planner.plugins import feasible_nodes
-from planner.plugins import interpodaffinity as ipa
-from planner.plugins import podtopologyspread as pts
-from planner.services.binding import bind_pod
+from planner.scheduler.binding import bind_pod
+from planner.scheduler.plugins.interpodaffinity import filtering as ipa
+from planner.scheduler.plugins.podtopologyspread import filtering as pts
+from planner.scheduler.runtime import feasible_nodes
 
 from .randomcluster import scenarios
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.domain import PersistentVolume
-from planner.framework import ClusterState
-from planner.plugins.volumebinding import _pv_index
+from planner.scheduler.framework import ClusterState
+from planner.scheduler.plugins.volumebinding.filtering import _pv_index
 
 NAMES = [f"pv-{c}" for c in "abcdefgh"]
 pvs_st = st.builds(

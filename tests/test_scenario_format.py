@@ -619,7 +619,7 @@ def test_bundled_expectations_are_well_formed(path: Path) -> None:
 
 def _evaluate(snap: Any, target: Any) -> Any:
     from planner import plugins
-    from planner.framework import ClusterState
+    from planner.scheduler.framework import ClusterState
 
     cluster = ClusterState.from_snapshot(snap)
     existing = snap.pods.get(target.key)

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from planner.framework import ClusterState
-from planner.plugins import score_interpodaffinity as sip
-from planner.plugins import scoring
+from planner.scheduler import scoring
+from planner.scheduler.framework import ClusterState
+from planner.scheduler.plugins.interpodaffinity import scoring as sip
 
 from .builders import cluster, pod
 from .test_scoring import _random_cluster, _random_pod
@@ -59,7 +59,7 @@ def test_positions_api_equals_score_nodes_and_select_host(seed):
     select_host: the same totals, and the same node drawn from the same seed."""
     import numpy as np
 
-    from planner.plugins import score_arrays
+    from planner.scheduler import arrays as score_arrays
 
     rng = random.Random(seed)
     nodes, pods = _random_cluster(rng)
@@ -85,7 +85,7 @@ def test_node_info_keeps_nonzero_requested():
     """NodeInfo.nonzero_cpu / nonzero_mem (NonZeroRequested, read by the score arrays) follow
     add_pod, remove_pod and clone, with score_noderesources' defaults."""
     from planner import framework
-    from planner.plugins import score_noderesources as nr
+    from planner.scheduler.plugins.noderesources import resource_allocation as nr
 
     assert (framework.DEFAULT_MILLI_CPU_REQUEST, framework.DEFAULT_MEMORY_REQUEST) == (nr.DEFAULT_MILLI_CPU_REQUEST, nr.DEFAULT_MEMORY_REQUEST)
     rng = random.Random(7)

@@ -41,9 +41,11 @@ from planner.domain import (
     Toleration,
     WeightedPodAffinityTerm,
 )
-from planner.framework import ClusterState, NodeInfo
-from planner.plugins import feasible_nodes, score_noderesources, scoring
-from planner.plugins.score_nodeaffinity import ScoreError
+from planner.scheduler import scoring
+from planner.scheduler.framework import ClusterState, NodeInfo
+from planner.scheduler.plugins.nodeaffinity.scoring import ScoreError
+from planner.scheduler.plugins.noderesources import balanced_allocation, least_allocated
+from planner.scheduler.runtime import feasible_nodes
 from tests.builders import cluster, node, pod, sel, spread, term
 
 K = 1000  # cores -> millicores
@@ -175,8 +177,8 @@ def test_least_allocated(incoming, nodes, existing, want):
 def test_least_allocated_weights():
     """'nothing scheduled, resources requested with different weight on CPU and memory, differently
     sized nodes': the scorer with memory weight 2, cpu weight 1 (not the default profile's)."""
-    assert score_noderesources.least_resource_scorer([3000, 5000], [4000, 10000], [1, 2]) == 41
-    assert score_noderesources.least_resource_scorer([3000, 5000], [6000, 10000], [1, 2]) == 50
+    assert least_allocated.least_resource_scorer([3000, 5000], [4000, 10000], [1, 2]) == 41
+    assert least_allocated.least_resource_scorer([3000, 5000], [6000, 10000], [1, 2]) == 50
 
 
 def test_nonzero_defaults_for_pods_without_requests():
@@ -252,15 +254,15 @@ BALANCED = [
 
 @pytest.mark.parametrize("incoming,nodes,existing,want", BALANCED)
 def test_balanced_allocation_v135(monkeypatch, incoming, nodes, existing, want):
-    monkeypatch.setattr(score_noderesources, "BALANCED_FORMULA", "v1.35")
+    monkeypatch.setattr(balanced_allocation, "BALANCED_FORMULA", "v1.35")
     assert plugin("NodeResourcesBalancedAllocation", incoming, nodes, existing) == want
 
 
 def test_balanced_allocation_three_resources():
     """'include scalar resource on a node for balanced resource allocation': std over cpu, memory and
     a GPU fraction (scorer level; the default profile scores cpu and memory only)."""
-    assert score_noderesources.balance([3000, 5000, 4], [3500, 40000, 8]) == 70
-    assert score_noderesources.balance([3000, 5000, 1], [3500, 40000, 8]) == 65
+    assert balanced_allocation.balance([3000, 5000, 4], [3500, 40000, 8]) == 70
+    assert balanced_allocation.balance([3000, 5000, 1], [3500, 40000, 8]) == 65
 
 
 @pytest.mark.parametrize(
@@ -277,7 +279,7 @@ def test_balanced_allocation_three_resources():
 )
 def test_balanced_allocation_v136_anchor_points(existing, incoming, want):
     """kubernetes#135573: 75 for no change, 50 for the worst change, 100 for the best one."""
-    assert score_noderesources.BALANCED_FORMULA == "v1.36"
+    assert balanced_allocation.BALANCED_FORMULA == "v1.36"
     nodes = [N("node1", 1000, 1000)]
     assert plugin(
         "NodeResourcesBalancedAllocation", P(requests=incoming), nodes, [P("e", "node1", requests=existing)]
@@ -900,7 +902,7 @@ def test_spread_skip_without_constraints_or_owner():
 
 
 def test_spread_default_selector_drops_per_pod_labels():
-    from planner.plugins.score_podtopologyspread import default_selector
+    from planner.scheduler.plugins.podtopologyspread.scoring import default_selector
 
     p = P(
         "web-0",

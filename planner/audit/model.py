@@ -7,8 +7,8 @@ from functools import cached_property
 from typing import Any
 
 from planner.domain import LABEL_POD_TEMPLATE_HASH, Deployment, Node, Pod, StatefulSet
-from planner.framework import ClusterState
 from planner.matching import find_untolerated_taint, node_selector_matches, pod_matches_node_selector_and_affinity
+from planner.scheduler.framework import ClusterState
 from planner.services.workloads import (
     WorkloadRef,
     current_replicaset,

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner import plugins
 from planner.audit import selectors as sel
 from planner.audit.model import Context, Finding, Goal, Workload, claim_domains, node_admits, obj
 from planner.audit.rules import ERROR, WARNING
 from planner.controllers.deployment import resolve_fenceposts
 from planner.domain import LABEL_ZONE, Deployment, LabelSelector, StatefulSet
-from planner.plugins import podtopologyspread as pts
+from planner.scheduler import runtime
+from planner.scheduler.plugins.podtopologyspread import filtering as pts
 from planner.services.workloads import is_running, ordinal_of, replicasets_of
 
 SEED = {
@@ -368,7 +368,7 @@ def pod_cannot_return(ctx: Context, w: Workload) -> None:
         cluster.remove_pod(pod)
         try:
             probe = replace(pod, spec=replace(pod.spec, node_name=""), phase="Pending")
-            ev = plugins.evaluate(probe, cluster)
+            ev = runtime.evaluate(probe, cluster)
         finally:
             cluster.add_pod(pod)
         if ev.schedulable:

@@ -16,8 +16,8 @@ from models.problem import Exclusion, Group, Problem, Spread
 from models.sequence import add_sequence
 from models.solve import SolveOptions, minimise_core, solve
 from planner.errors import UnknownResult
-from planner.framework import ClusterState
-from planner.services.binding import WitnessFilters
+from planner.scheduler.binding import WitnessFilters
+from planner.scheduler.framework import ClusterState
 from planner.services.problem import Context, build_problem
 from planner.services.workloads import Plan, WorkloadRef, cluster_after_plans, plan_workload
 from planner.snapshot import Snapshot

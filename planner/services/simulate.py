@@ -30,13 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from planner import controllers, plugins
+from planner import controllers
 from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
 from planner.errors import InputError, UsageError
-from planner.framework import ClusterState
-from planner.plugins import score_arrays
-from planner.services.binding import bind_pod
-from planner.services.fastfilter import FastFilter, supports
+from planner.scheduler import arrays as score_arrays
+from planner.scheduler import runtime
+from planner.scheduler.binding import bind_pod
+from planner.scheduler.fastfilter import FastFilter, supports
+from planner.scheduler.framework import ClusterState
 from planner.services.workloads import WorkloadRef, find_workload, is_running, owned_by, parse_workload
 from planner.snapshot import Snapshot
 
@@ -243,7 +244,7 @@ class Simulator:
             if self.fast is not None and supports(pod):
                 positions = self.fast.feasible_positions(pod)
             else:
-                names = plugins.feasible_nodes(pod, self.cluster)
+                names = runtime.feasible_nodes(pod, self.cluster)
                 positions = np.array([self.pos[n] for n in names], dtype=np.int64)
             chosen = self._nodes_to_score(positions)
             if not len(chosen):
@@ -494,7 +495,7 @@ class Simulator:
             pod = self.snap.pods.get(key)
             if pod is None:
                 continue
-            ev = plugins.evaluate(pod, self.cluster)
+            ev = runtime.evaluate(pod, self.cluster)
             stuck.append({"pod": key, "since_step": since, "reasons": [ev.summary()] + _node_reasons(ev)})
         incomplete = [str(r) for r in watch if not self.complete(r)]
         drain_blocked = list(getattr(self, "drain_pending", []))
@@ -566,7 +567,7 @@ class Simulator:
         }
 
 
-def _node_reasons(ev: plugins.Evaluation, limit: int = 6) -> list[str]:
+def _node_reasons(ev: runtime.Evaluation, limit: int = 6) -> list[str]:
     groups: dict[str, list[str]] = {}
     for n in ev.nodes:
         if n.failures:
