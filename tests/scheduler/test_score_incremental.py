@@ -10,8 +10,8 @@ import pytest
 from planner.scheduler import scoring
 from planner.scheduler.framework import ClusterState
 from planner.scheduler.plugins.interpodaffinity import scoring as sip
+from tests.builders import cluster, pod
 
-from .builders import cluster, pod
 from .test_scoring import _random_cluster, _random_pod
 
 
@@ -107,8 +107,7 @@ def test_node_info_keeps_nonzero_requested():
 
 def _affinity_world(rng):
     from planner.domain import Affinity, WeightedPodAffinityTerm
-
-    from .builders import node, sel, term
+    from tests.builders import node, sel, term
 
     def w(weight, key, app):
         return WeightedPodAffinityTerm(weight, term(sel({"app": app}), key))

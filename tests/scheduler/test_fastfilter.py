@@ -7,8 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from planner.scheduler.binding import bind_pod
 from planner.scheduler.fastfilter import FastFilter, supports
 from planner.scheduler.runtime import feasible_nodes
-
-from .randomcluster import scenarios
+from tests.randomcluster import scenarios
 
 
 @settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -39,8 +38,7 @@ def test_replays_agree_with_and_without_arrays():
     from planner.load import load_snapshot
     from planner.services.simulate import Simulator, parse_steps
     from planner.services.workloads import parse_workload
-
-    from .conftest import SCENARIOS
+    from tests.conftest import SCENARIOS
 
     for path in sorted(SCENARIOS.glob("*.yaml")):
         snap = load_snapshot([str(path)])

@@ -9,8 +9,7 @@ from planner.scheduler.binding import bind_pod
 from planner.scheduler.plugins.interpodaffinity import filtering as ipa
 from planner.scheduler.plugins.podtopologyspread import filtering as pts
 from planner.scheduler.runtime import feasible_nodes
-
-from .randomcluster import scenarios
+from tests.randomcluster import scenarios
 
 
 def _pts_view(st):
