@@ -1,7 +1,8 @@
 """Vectorised Score for the hot default plugins, equal to their per-node reference implementations.
 
-The reference ports (planner/plugins/score_*.py, tested against upstream's tables) walk the
-feasible nodes in Python.  At thousands of nodes that dominates a replay, so planner.plugins.scoring
+The reference ports (planner/scheduler/plugins/<plugin>/scoring.py, tested against upstream's
+tables) walk the feasible nodes in Python.  At thousands of nodes that dominates a replay, so
+planner.scheduler.scoring
 runs NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration and PodTopologySpread on
 numpy arrays kept per ClusterState:
 
@@ -19,7 +20,7 @@ numpy arrays kept per ClusterState:
   date for the logged nodes only (a node that only gained a pod adds that pod's match).
 
 Every formula is the reference's, in the same float64 operations and order (see
-tests/test_scoring.py::test_fast_path_equals_reference; tests/test_score_incremental.py holds the
+tests/scheduler/test_scoring.py::test_fast_path_equals_reference; tests/scheduler/test_score_incremental.py holds the
 kept values to the reference as the cluster changes), so scores are identical.  numpy comes with
 ortools, a dependency of planner.
 """
@@ -303,11 +304,11 @@ def gather(full: np.ndarray, arr: ClusterArrays) -> np.ndarray:
 # --------------------------------------------------------------------------- the replay's entry
 
 
-_scoring: Any = None  # planner.plugins.scoring, once imported
+_scoring: Any = None  # planner.scheduler.scoring, once imported
 
 
 def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: np.ndarray) -> np.ndarray:
-    """planner.plugins.scoring.score_nodes' totals as an array in ``feasible`` order, for a caller
+    """planner.scheduler.scoring.score_nodes' totals as an array in ``feasible`` order, for a caller
     that knows the nodes' positions ``idx`` (the replay)."""
     global _scoring
     if _scoring is None:
@@ -323,7 +324,7 @@ def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: n
 
 
 def select_index(total: np.ndarray, rng: random.Random) -> int:
-    """planner.plugins.scoring.select_host on score_positions' array: the highest total, ties in
+    """planner.scheduler.scoring.select_host on score_positions' array: the highest total, ties in
     array order and one ``rng.randrange`` among them (none for a single best)."""
     if not total.size:
         raise ValueError("empty priority list")

@@ -1,4 +1,4 @@
-"""The replay's filter phase over node arrays: the same answers as planner/plugins, faster.
+"""The replay's filter phase over node arrays: the same answers as planner/scheduler/runtime.py, faster.
 
 ``planner simulate`` filters every Pending pod against every node after every change, which at
 5,000 nodes is 50,000 Python filter calls per pod.  This engine keeps, per node position, numpy
@@ -17,7 +17,7 @@ vector operations:
 * what it does not vectorise (required pod affinity, volumes) runs through the plugins on the
   nodes that passed everything else.
 
-``tests/test_fastfilter.py`` holds it equal to ``planner.plugins.feasible_nodes`` on random
+``tests/scheduler/test_fastfilter.py`` holds it equal to ``planner.scheduler.runtime.feasible_nodes`` on random
 clusters, and the simulator can run on either (``Simulator(fast=False)``).
 """
 

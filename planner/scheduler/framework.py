@@ -4,7 +4,8 @@ Mirrors pkg/scheduler/framework (interface.go, types.go) and pkg/scheduler/sched
 * ``NodeInfo`` is the scheduler cache's per-node aggregate (pods, requested resources, used
   host ports), kept up to date as pods are added and removed;
 * ``ClusterState`` is the scheduler's snapshot plus the volume objects the volume plugins list;
-* each filter plugin (planner/plugins/<name>.py) exposes ``NAME``, ``pre_filter(pod, cluster)``
+* each filter plugin (planner/scheduler/plugins/<plugin>/filtering.py, typed by
+  planner.scheduler.registry.FilterPlugin) exposes ``NAME``, ``pre_filter(pod, cluster)``
   returning ``(state, status_or_None)`` and ``filter(state, pod, node_info)`` returning a
   ``Status`` or ``None`` (success);
 * ``FitError.summary`` reproduces framework.FitError.Error(): "0/N nodes are available: ...".
@@ -50,7 +51,8 @@ class Status:
 
 
 # pkg/scheduler/util/pod_resources.go: what NonZeroRequested counts for a pod without a cpu
-# (memory) request (planner/plugins/score_noderesources.py, which documents the approximation).
+# (memory) request (planner/scheduler/plugins/noderesources/resource_allocation.py, which documents the
+# approximation).
 DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
@@ -167,8 +169,8 @@ class ClusterState:
     def track(self) -> None:
         """Journal every change from now on: the owner promises that pods are added and removed
         only through own() (add_pod, remove_pod, binding.bind_pod) and node objects replaced only
-        through set_node(), so that caches over all nodes (planner/plugins/score_arrays.py,
-        score_interpodaffinity.py) can read the names in ``journal`` instead of comparing every
+        through set_node(), so that caches over all nodes (planner/scheduler/arrays.py,
+        plugins/interpodaffinity/scoring.py) can read the names in ``journal`` instead of comparing every
         node (a replay binds thousands of pods into thousands of nodes)."""
         if self.journal is None:
             self.journal = []

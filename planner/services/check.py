@@ -1,7 +1,7 @@
 """`planner check`: can these workloads reach N replicas?  A verified witness or a minimal why-not.
 
 The verdict comes from the CP-SAT model (models/); a "schedulable" answer is only printed with a
-witness that has been replayed pod by pod through every filter plugin (planner/plugins) in the
+witness that has been replayed pod by pod through every filter plugin (planner/scheduler/plugins) in the
 order given, so the two implementations check each other on every run.
 """
 

@@ -3,8 +3,8 @@
 Each step changes the cluster (scale, rollout, eviction, drain, zone outage, a second workload,
 nodes added, ...); then the world settles: the workload controllers (planner/controllers) act on
 what they see, and the scheduler takes the Pending pods one at a time in queue order (priority,
-then creation), filters every node (planner/plugins), scores the feasible ones with the default
-score plugins and weights (planner/plugins/scoring.py) and binds the best, ties broken by a
+then creation), filters every node (planner/scheduler/plugins), scores the feasible ones with the default
+score plugins and weights (planner/scheduler/scoring.py) and binds the best, ties broken by a
 seeded random choice as schedule_one.go selectHost does.  Pods that do not fit wait and are
 retried whenever the cluster changes (the scheduling queue's unschedulable pods move back on
 cluster events).  Pods are ready as soon as they are bound.  The world is stable when neither the
@@ -16,7 +16,7 @@ tests/test_replay_incremental.py holds both equal): the controllers sync only th
 inputs changed (controllers.Reconciler: a dirty set per kind, everything on the first pass); the
 queue is kept as pods are created, bound and deleted; the filters run on node arrays updated per
 bind (fastfilter.py), only numFeasibleNodesToFind nodes are scored, on per-node values kept
-across pods (plugins/score_arrays.py) that follow the cluster's journal of changed nodes; the
+across pods (planner/scheduler/arrays.py) that follow the cluster's journal of changed nodes; the
 cyclic garbage collector is paused while the replay runs.
 """
 

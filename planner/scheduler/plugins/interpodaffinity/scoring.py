@@ -5,7 +5,7 @@ A port of kube-scheduler v1.36 pkg/scheduler/framework/plugins/interpodaffinity/
 default InterPodAffinityArgs (hardPodAffinityWeight 1, ignorePreferredTermsOfExistingPods false),
 plugin.go (mergeAffinityTermNamespacesIfNotEmpty, GetNamespaceLabelsSnapshot) and
 staging/src/k8s.io/kube-scheduler/framework (AffinityTerm.Matches), reusing the term resolution of
-planner.plugins.interpodaffinity (AffinityTerm.of, matchLabelKeys merge).
+filtering.py (AffinityTerm.of, matchLabelKeys merge).
 
 PreScore walks every node when the incoming pod has preferred (anti-)affinity terms, otherwise only
 the nodes hosting pods with affinity (HavePodsWithAffinityList), and for each existing pod on a node
@@ -93,7 +93,7 @@ def _summary(cluster: ClusterState, ni: NodeInfo, all_pods: bool) -> list[tuple[
     representative, a count and the key of its own terms per group.  With ``all_pods`` the
     incoming pod's terms match against namespace and labels, so those group; otherwise only the
     existing pods' own terms matter (their labels only through matchLabelKeys).  Cached on the
-    cluster per node and revalidated by pod count and last pod, as score_arrays does."""
+    cluster per node and revalidated by pod count and last pod, as planner.scheduler.arrays does."""
     cache = cluster.__dict__.setdefault(_SUMMARIES, {})
     pods = ni.pods if all_pods else ni.pods_with_affinity
     sig = (len(pods), id(pods[-1]) if pods else 0)

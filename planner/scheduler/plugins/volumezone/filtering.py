@@ -23,7 +23,7 @@ WaitForFirstConsumer is skipped (VolumeBinding handles it); with no class the po
 NotFound message; a class without volumeBindingMode (``""`` here) with "VolumeBindingMode not set
 for StorageClass ..."; any other (Immediate) class with "PersistentVolume had no name".  All of
 these, and missing PVCs/PVs, are UnschedulableAndUnresolvable PreFilter failures.  An unset
-storageClassName resolves to the default class as in VolumeBinding (see planner.plugins.volumebinding).
+storageClassName resolves to the default class as in VolumeBinding (see planner.scheduler.plugins.volumebinding).
 """
 
 from __future__ import annotations

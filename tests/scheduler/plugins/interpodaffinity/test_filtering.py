@@ -591,7 +591,7 @@ def test_get_tp_map_matching_incoming_affinity_anti_affinity(existing, incoming,
 
 # --------------------------------------------------------------------------- planner's own checks
 # Not transcriptions: the v1.34/v1.35 semantics the upstream tables do not pin down, with their
-# upstream evidence in planner/plugins/interpodaffinity.py.
+# upstream evidence in planner/scheduler/plugins/interpodaffinity/filtering.py.
 
 
 def test_terminating_pods_count_for_affinity_and_anti_affinity() -> None:

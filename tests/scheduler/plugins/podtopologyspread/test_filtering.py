@@ -867,7 +867,7 @@ def test_multiple_constraints(
 
 # --------------------------------------------------------------------------- planner's own checks
 # Not transcriptions: reason strings, explain helpers and the v1.34/v1.35 behaviours the upstream
-# tables do not pin down, each with its upstream evidence in planner/plugins/podtopologyspread.py.
+# tables do not pin down, each with its upstream evidence in planner/scheduler/plugins/podtopologyspread/filtering.py.
 
 
 def test_reasons_and_codes() -> None:

@@ -1,4 +1,4 @@
-"""VolumeBinding's per-class PV index (planner/plugins/volumebinding._pv_index) is a cache: after
+"""VolumeBinding's per-class PV index (planner/scheduler/plugins/volumebinding/filtering.py _pv_index) is a cache: after
 any sequence of changes to the cluster's PVs it must equal an index built afresh."""
 
 from __future__ import annotations
