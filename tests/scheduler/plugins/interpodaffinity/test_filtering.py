@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import pytest
 
-from planner.domain import Affinity, LabelSelector, Node, Pod, PodAffinityTerm
+from planner.audit import selectors
+from planner.domain import Affinity, LabelSelector, LabelSelectorRequirement, Node, Pod, PodAffinityTerm
 from planner.scheduler.framework import SKIP, UNRESOLVABLE, UNSCHEDULABLE
 from planner.scheduler.plugins.interpodaffinity import filtering as ipa
+from planner.scheduler.plugins.interpodaffinity.filtering import effective_selector
 from tests.builders import cluster, node, pod, sel, term
 
 AFF = (UNRESOLVABLE, ipa.ERR_REASON_AFFINITY_RULES_NOT_MATCH)
@@ -666,3 +668,13 @@ def test_namespaces_defaults_and_null_namespace_selector() -> None:
     by_name = term(sel({"app": "db"}), "zone", ns_selector=sel({"kubernetes.io/metadata.name": "other"}))
     _, statuses = run(P(anti=[by_name]), nodes, existing)
     assert statuses == {"nodeA": ANTI, "nodeB": OK}
+
+
+def test_repeated_match_label_keys_merge_once():
+    """A key listed twice in matchLabelKeys adds one requirement (the plugin's own copy added it
+    twice; the audit's and PodTopologySpread's copies once).  Same pods matched either way."""
+    t = term(sel({"app": "web"}), "kubernetes.io/hostname", match_label_keys=("release", "release"))
+    got = effective_selector(t, {"app": "web", "release": "r1"})
+    assert got is not None
+    assert got.match_expressions == (LabelSelectorRequirement("release", "In", ("r1",)),)
+    assert selectors.term_selector(t, {"app": "web", "release": "r1"}) == got
