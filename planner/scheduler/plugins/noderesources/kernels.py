@@ -1,4 +1,6 @@
-"""NodeResourcesFit's (LeastAllocated) and NodeResourcesBalancedAllocation's Score, vectorised.
+"""NodeResources, vectorised: NodeResourcesFit's Filter on the replay's node arrays
+(planner.scheduler.fastfilter; fit.go fitsRequest: allocatable minus requested, per resource the
+pod requests) and NodeResourcesFit's (LeastAllocated) and NodeResourcesBalancedAllocation's Score.
 
 Equal to the reference Scores (fit.py, balanced_allocation.py: pkg/scheduler/framework/plugins/
 noderesources/{fit,least_allocated,balanced_allocation}.go) in the same float64 operations and
@@ -7,12 +9,19 @@ order, on the per-node arrays of planner.scheduler.arrays (see its docstring).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from planner.domain import Pod
+from planner.domain import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod
 from planner.scheduler.arrays import MAX, ClusterArrays, gather, per_node
-from planner.scheduler.plugins.noderesources import balanced_allocation
+from planner.scheduler.plugins.noderesources import balanced_allocation, fit
 from planner.scheduler.plugins.noderesources.resource_allocation import CPU_WEIGHT, MEMORY_WEIGHT, nonzero_requests
+
+if TYPE_CHECKING:
+    from planner.scheduler.fastfilter import FastFilter
+
+_BASIC = (CPU, MEMORY, EPHEMERAL_STORAGE)
 
 
 def _least(r: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -103,3 +112,42 @@ def balanced_score(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray 
     full = per_node(arr, ("balanced", cpu, mem, formula), lambda at: _balanced_vector(arr, cpu, mem, formula, at),
                      lambda i: _balanced_scalar(arr, cpu, mem, formula, i))
     return gather(full, arr)
+
+
+# --------------------------------------------------------------------------- Filter (the replay's)
+
+
+def resources_mask(ff: FastFilter, pod: Pod) -> np.ndarray:
+    """fit.go fitsRequest: pod count, then each requested resource (> 0) against allocatable
+    minus requested.  Kept per set of requests and brought up to date for the nodes whose pods
+    changed since (ff.log); the caller must not change the array."""
+    need = tuple((r, q) for r, q in pod.spec.requests.items()
+                 if q > 0 and (r in _BASIC or fit.is_scalar_resource_name(r)))
+    hit = ff.res_cache.get(need)
+    if hit is None:
+        ok = ff.npods + 1 <= ff.alloc[PODS]
+        for r, q in need:
+            if r in _BASIC:
+                ok &= q <= ff.alloc[r] - ff.used[r]
+            else:
+                a, u = ff._scalar(r)
+                ok &= q <= a - u
+        if len(ff.res_cache) > ff.MAX_CACHE:
+            ff.res_cache.clear()
+        ff.res_cache[need] = [ok, len(ff.log)]
+        return ok
+    ok, seen = hit
+    if seen < len(ff.log):
+        pods_alloc = ff.alloc[PODS]
+        for i in set(ff.log[seen:]):
+            fits = int(ff.npods[i]) + 1 <= int(pods_alloc[i])
+            for r, q in need:
+                if not fits:
+                    break
+                if r in _BASIC:
+                    fits = q <= int(ff.alloc[r][i]) - int(ff.used[r][i])
+                else:
+                    fits = q <= int(ff.scalar_alloc[r][i]) - int(ff.scalar_used[r][i])
+            ok[i] = fits
+        hit[1] = len(ff.log)
+    return ok
