@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from models.problem import Exclusion, Group, NodeClass, Problem
-from planner.domain import LABEL_ZONE, POD_IDENTITY_LABELS, PODS, Pod, reads_pod_identity
+from planner.domain import LABEL_ZONE, POD_IDENTITY_LABELS, PODS, Pod, reads_pod_identity, terms_read_pod_identity
 from planner.scheduler.framework import SKIP, ClusterState, NodeInfo
 from planner.scheduler.plugins.interpodaffinity import filtering as ipa
 from planner.scheduler.plugins.interpodaffinity import problem as interpodaffinity
@@ -56,17 +56,23 @@ class Context:
     node_class: dict[str, int] = field(default_factory=dict)
 
 
-def _signature_memo(memo: dict[tuple, tuple], p: Pod, plan_index: int) -> tuple:
+def _signature_memo(memo: dict[tuple, tuple], p: Pod, plan_index: int, identity_read: bool) -> tuple:
     """_signature, once per template: pods sharing their labels and spec objects share it."""
     k = (plan_index, id(p.labels), id(p.spec))
     hit = memo.get(k)
     if hit is None:
-        hit = memo[k] = _signature(p, plan_index)
+        hit = memo[k] = _signature(p, plan_index, identity_read)
     return hit
 
 
-def _signature(p: Pod, plan_index: int) -> tuple:
-    labels = tuple(sorted((k, v) for k, v in p.labels.items() if k not in POD_IDENTITY_LABELS))
+def _signature(p: Pod, plan_index: int, identity_read: bool) -> tuple:
+    """What the filters read of a pod of a template.  Its identity labels (POD_IDENTITY_LABELS)
+    only when some selector reads them: the pod's own (reads_pod_identity) or an existing pod's
+    required anti-affinity term (``identity_read``); then pods of one template differ."""
+    if identity_read or reads_pod_identity(p):
+        labels = tuple(sorted(p.labels.items()))
+    else:
+        labels = tuple(sorted((k, v) for k, v in p.labels.items() if k not in POD_IDENTITY_LABELS))
     return (plan_index, labels, tuple(sorted(p.spec.requests.items())), id(p.spec.affinity), p.spec.topology_spread_constraints, p.spec.tolerations, tuple(sorted(p.spec.node_selector.items())), p.spec.host_ports)
 
 
@@ -124,6 +130,12 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     )
     nodes = cluster.node_infos
     notes: list[str] = []
+    identity_read = any(
+        terms_read_pod_identity(ep.spec.affinity.pod_anti_affinity_required)
+        for ni in nodes
+        for ep in ni.pods_with_required_anti_affinity
+        if ep.spec.affinity is not None
+    )
 
     # 1. static verdicts per pod signature, then per pod for volumes (pins differ per pod)
     by_sig: dict[tuple, tuple] = {}
@@ -133,7 +145,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     vb_pre_filter = volumebinding.PreFilterMemo(cluster)
     sig_memo: dict[tuple, tuple] = {}  # pods alive for the whole build: their ids are stable
     for i, p in new_pods:
-        sig = _signature_memo(sig_memo, p, i)
+        sig = _signature_memo(sig_memo, p, i, identity_read)
         base = by_sig.get(sig)
         if base is None:
             base = by_sig[sig] = _static_failures(p, cluster)
@@ -157,7 +169,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
         cv = canon_by_id.get(id(v))
         if cv is None:
             cv = canon_by_id[id(v)] = canon.setdefault(v, v)
-        pod_keys.append((_signature_memo(sig_memo, p, i), id(cv), volumebinding.prebound(p, vb_pre_filter)))
+        pod_keys.append((_signature_memo(sig_memo, p, i, identity_read), id(cv), volumebinding.prebound(p, vb_pre_filter)))
     if ordered_mode and len(set(pod_keys)) == 1:
         # An OrderedReady workload whose new pods are all interchangeable: placing them in ordinal
         # order is placing them in some order (any valid order is one in ordinal order once the
@@ -189,7 +201,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
 
     # 3. constraints' shapes: topology keys, per-node or zone-like
     # pods of one template (an OrderedReady StatefulSet's are one group each) share their counts
-    rep_sig = [_signature(rep, ctx.plan_of[rep.key]) + ((rep.key,) if reads_pod_identity(rep) else ()) for rep in reps]
+    rep_sig = [_signature(rep, ctx.plan_of[rep.key], identity_read) + ((rep.key,) if reads_pod_identity(rep) else ()) for rep in reps]
     spread = podtopologyspread.pre_filter_states(reps, rep_sig, cluster)
     topo_keys = spread.topology_keys | interpodaffinity.topology_keys(reps)
     per_node = _per_node_keys(cluster, topo_keys)

@@ -1,5 +1,6 @@
 """InterPodAffinity's Filter, vectorised for the replay (planner.scheduler.fastfilter): the
-anti-affinity parts of filtering.go (satisfyExistingPodsAntiAffinity, satisfyPodAntiAffinity).
+anti-affinity parts of pkg/scheduler/framework/plugins/interpodaffinity/filtering.go
+(satisfyExistingPodsAntiAffinity, satisfyPodAntiAffinity).
 
 Existing pods' required anti-affinity terms are kept grouped by term with per-node counts; the
 incoming pod's own anti-affinity terms count matching pods (terminating ones included) per

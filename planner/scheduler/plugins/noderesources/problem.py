@@ -1,5 +1,6 @@
 """What the CP-SAT problem (planner.services.problem) takes from NodeResourcesFit: per node, how
-many more pods like a given one fit (fit.go fitsRequest, repeated); the packing itself is
+many more pods like a given one fit (pkg/scheduler/framework/plugins/noderesources/fit.go
+fitsRequest, repeated); the packing itself is
 models/noderesources.py's."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What the CP-SAT problem (planner.services.problem) takes from PodTopologySpread.
 
 Static: a node missing a DoNotSchedule constraint's topology key is rejected outright
-(filtering.go Filter).  The rest changes as new pods land and goes to the model
+(pkg/scheduler/framework/plugins/podtopologyspread/filtering.go Filter).  The rest changes as new pods land and goes to the model
 (models/podtopologyspread.py) as ``Spread``s: per constraint signature its eligible node classes
 (common.py's nodeLabelsMatchSpreadConstraints and matchNodeInclusionPolicies, the same
 definition the Filter uses), the existing matching pods per domain (PreFilter's counts) and the
