@@ -84,7 +84,7 @@ def test_positions_api_equals_score_nodes_and_select_host(seed):
 def test_node_info_keeps_nonzero_requested():
     """NodeInfo.nonzero_cpu / nonzero_mem (NonZeroRequested, read by the score arrays) follow
     add_pod, remove_pod and clone, with score_noderesources' defaults."""
-    from planner import framework
+    from planner.scheduler import framework
     from planner.scheduler.plugins.noderesources import resource_allocation as nr
 
     assert (framework.DEFAULT_MILLI_CPU_REQUEST, framework.DEFAULT_MEMORY_REQUEST) == (nr.DEFAULT_MILLI_CPU_REQUEST, nr.DEFAULT_MEMORY_REQUEST)
