@@ -263,15 +263,15 @@ def child(a: argparse.Namespace) -> None:
         # The goal: one bench-sts replica more than there are nodes its next pod fits on, besides
         # those its running pods hold (required hostname anti-affinity makes that impossible).
         from models.solve import SolveOptions
-        from planner import plugins
         from planner.remediation import Goal, remediate
+        from planner.scheduler import runtime
         from planner.services.workloads import cluster_after_plans, find_workload, parse_workload, plan_workload
 
         lt, snap = _load(path)
         ref = parse_workload(STS, None)
         spec = find_workload(snap, ref).replicas
         plan = plan_workload(snap, ref, spec + 1)
-        ev = plugins.evaluate(plan.new[0], cluster_after_plans(snap, [plan]))
+        ev = runtime.evaluate(plan.new[0], cluster_after_plans(snap, [plan]))
         goal = spec + sum(1 for n in ev.nodes if n.feasible) + 1
         with prof:
             t0 = time.perf_counter()

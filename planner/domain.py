@@ -14,7 +14,7 @@ Conventions
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -30,6 +30,16 @@ LABEL_POD_TEMPLATE_HASH = "pod-template-hash"
 LABEL_CONTROLLER_REVISION_HASH = "controller-revision-hash"
 LABEL_STATEFULSET_POD_NAME = "statefulset.kubernetes.io/pod-name"
 LABEL_POD_INDEX = "apps.kubernetes.io/pod-index"
+
+# Labels a StatefulSet controller gives each pod its own value of (pkg/controller/statefulset
+# stateful_set_utils.go initIdentity): pods of one template and revision differ only in these.
+POD_IDENTITY_LABELS: tuple[str, ...] = (LABEL_STATEFULSET_POD_NAME, LABEL_POD_INDEX)
+# Labels whose value changes with the workload's revision (the Deployment controller's
+# pod-template-hash, the StatefulSet controller's controller-revision-hash).
+REVISION_LABELS: tuple[str, ...] = (LABEL_POD_TEMPLATE_HASH, LABEL_CONTROLLER_REVISION_HASH)
+# Labels the workload controllers add to the pods they create (per pod or per revision), as
+# opposed to the template's own labels.
+CONTROLLER_LABELS: tuple[str, ...] = REVISION_LABELS + POD_IDENTITY_LABELS
 
 # Resource names (k8s.io/api/core/v1/types.go).
 CPU = "cpu"
@@ -505,3 +515,34 @@ KINDS = (
     "HorizontalPodAutoscaler",
     "PodDisruptionBudget",
 )
+
+
+# --------------------------------------------------------------------------- identity labels
+
+
+def _selector_keys(sel: LabelSelector | None) -> set[str]:
+    if sel is None:
+        return set()
+    return {k for k, _ in sel.match_labels} | {r.key for r in sel.match_expressions}
+
+
+def terms_read_pod_identity(terms: Iterable[PodAffinityTerm]) -> bool:
+    """Does a pod (anti-)affinity term's selector (matchLabelKeys, mismatchLabelKeys included)
+    read one of POD_IDENTITY_LABELS?"""
+    ident = set(POD_IDENTITY_LABELS)
+    for t in terms:
+        if (_selector_keys(t.label_selector) | set(t.match_label_keys) | set(t.mismatch_label_keys)) & ident:
+            return True
+    return False
+
+
+def reads_pod_identity(pod: Pod) -> bool:
+    """Does a topology spread constraint's or a required pod (anti-)affinity term's selector of
+    ``pod`` read one of POD_IDENTITY_LABELS?  Then pods of one template count differently and
+    what the scheduler computes for one cannot be shared with the others."""
+    ident = set(POD_IDENTITY_LABELS)
+    for c in pod.spec.topology_spread_constraints:
+        if (_selector_keys(c.label_selector) | set(c.match_label_keys)) & ident:
+            return True
+    aff = pod.spec.affinity
+    return aff is not None and terms_read_pod_identity(aff.pod_affinity_required + aff.pod_anti_affinity_required)

@@ -23,7 +23,17 @@ import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
-from planner.domain import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, PodSpec, Taint, Toleration
+from planner.domain import (
+    LabelSelector,
+    LabelSelectorRequirement,
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PodSpec,
+    Taint,
+    Toleration,
+)
 
 # k8s.io/apimachinery/pkg/util/validation/validation.go
 _QUALIFIED_NAME_RE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
@@ -201,3 +211,25 @@ def find_untolerated_taint(taints: Iterable[Taint], tolerations: Iterable[Tolera
         if not any(tolerates(t, taint) for t in tols):
             return taint
     return None
+
+
+def with_label_keys(
+    sel: LabelSelector | None,
+    match_label_keys: Iterable[str],
+    pod_labels: Mapping[str, str],
+    mismatch_label_keys: Iterable[str] = (),
+) -> LabelSelector | None:
+    """``sel`` with ``key In (value)`` for every matchLabelKeys key the pod has and ``key NotIn
+    (value)`` for every mismatchLabelKeys key, each key once, in order; a null selector stays null.
+
+    The one merge behind PodTopologySpread's (common.go mergeLabelSetWithSelector) and
+    InterPodAffinity's (the API server's applyMatchLabelKeysAndMismatchLabelKeys) effective
+    selectors: planner.scheduler.plugins.podtopologyspread.common.effective_selector and
+    planner.scheduler.plugins.interpodaffinity.filtering.effective_selector."""
+    if sel is None:
+        return None
+    extra = [LabelSelectorRequirement(k, "In", (pod_labels[k],)) for k in dict.fromkeys(match_label_keys) if k in pod_labels]
+    extra += [
+        LabelSelectorRequirement(k, "NotIn", (pod_labels[k],)) for k in dict.fromkeys(mismatch_label_keys) if k in pod_labels
+    ]
+    return sel.with_requirements(tuple(extra)) if extra else sel

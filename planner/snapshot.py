@@ -27,7 +27,7 @@ from planner.domain import (
     StatefulSet,
     StorageClass,
 )
-from planner.framework import ClusterState, default_class
+from planner.scheduler.framework import ClusterState, default_class
 
 
 @dataclass

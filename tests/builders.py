@@ -31,7 +31,7 @@ from planner.domain import (
     TopologySelectorTerm,
     TopologySpreadConstraint,
 )
-from planner.framework import ClusterState, NodeInfo
+from planner.scheduler.framework import ClusterState, NodeInfo
 
 Gi = 1024**3
 Mi = 1024**2

@@ -1,7 +1,7 @@
 """Brute-force placement oracle: the ground truth the CP-SAT model's verdicts are checked against.
 
 ``sequential_placements(cluster, pods, ordered)`` decides whether ``pods`` can be bound ONE AT A
-TIME, each passing every filter plugin (``planner.plugins.feasible_nodes``) against the cluster plus
+TIME, each passing every filter plugin (``planner.scheduler.runtime.feasible_nodes``) against the cluster plus
 the pods bound before it -- in exactly the given order (``ordered=True``, StatefulSet OrderedReady)
 or in any order.  It is an exhaustive depth-first search over (pod, node) choices with a memo of
 dead states, so an answer with ``exhausted=True`` is definitive.
@@ -52,8 +52,9 @@ from planner.domain import (
     PersistentVolumeClaim,
     Pod,
 )
-from planner.framework import ClusterState, NodeInfo
-from planner.plugins import feasible_nodes, volumebinding
+from planner.scheduler.framework import ClusterState, NodeInfo
+from planner.scheduler.plugins.volumebinding import filtering as volumebinding
+from planner.scheduler.runtime import feasible_nodes
 
 __all__ = [
     "OracleResult",

@@ -69,7 +69,7 @@ from planner.domain import (
     Toleration,
     TopologySpreadConstraint,
 )
-from planner.framework import ClusterState
+from planner.scheduler.framework import ClusterState
 from planner.services.workloads import Plan, WorkloadRef, apply_plans, plan_workload
 from planner.snapshot import Snapshot
 

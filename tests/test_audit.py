@@ -20,6 +20,7 @@ import pytest
 
 from planner.audit import selectors as sel
 from planner.domain import LabelSelector, LabelSelectorRequirement
+from planner.matching import with_label_keys
 
 from .conftest import ROOT, SCENARIOS, run_cli
 
@@ -493,6 +494,6 @@ def test_selector_implication(a, b, expected):
 
 
 def test_match_label_keys_narrow_the_selector():
-    eff = sel.effective_selector(S([("app", "x")]), ["release"], {"app": "x", "release": "r2"})
+    eff = with_label_keys(S([("app", "x")]), ["release"], {"app": "x", "release": "r2"})
     assert sel.implies(eff, S([("app", "x"), ("release", "r2")]))
     assert sel.missing_requirements(S([("app", "x"), ("release", "r2")]), S([("app", "x")])) == ["release=r2"]

@@ -157,3 +157,55 @@ def test_zone_anti_affinity_does_not_restrict_a_node_without_the_zone_label(tmp_
     assert r.code == 0, r.out + r.err
     placement = json.loads(r.out)["placement"]
     assert sorted(placement.values()) == ["node-0"] * 3, placement
+
+
+IDENTITY_GUARD = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "2"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "1"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: guard, namespace: default, labels: {app: guard}}
+spec:
+  nodeName: n1
+  containers: [{name: c, image: x}]
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - topologyKey: kubernetes.io/hostname
+        labelSelector: {matchLabels: {statefulset.kubernetes.io/pod-name: web-0}}
+status: {phase: Running}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  podManagementPolicy: Parallel
+  serviceName: web
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: x}]
+"""
+
+
+def test_existing_anti_affinity_on_a_pod_name_rejects_that_pod_only(tmp_path):
+    """An existing pod's required anti-affinity selecting statefulset.kubernetes.io/pod-name=web-0
+    keeps web-0 off n1, not web-1 (filtering.go satisfyExistingPodsAntiAffinity reads each incoming
+    pod's own labels).  The problem shared web-0's verdicts with web-1 (pods of a template were
+    told apart without their identity labels even when a selector reads them, which the witness
+    filters already did) and proved 2 replicas impossible; web-1 on n1 and web-0 on n2 fit."""
+    f = tmp_path / "c.yaml"
+    f.write_text(IDENTITY_GUARD)
+    code, data = _json(["check", str(f), "--workload", "statefulset/web", "--replicas", "2"])
+    assert code == 0 and data["schedulable"]
+    assert data["placement"] == {"default/web-1": "n1", "default/web-0": "n2"}

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 
 from models.solve import SolveOptions
 from planner.errors import UnknownResult
-from planner.plugins import feasible_nodes
+from planner.scheduler.runtime import feasible_nodes
 from planner.services.capacity import capacity
 from planner.services.check import check_by_known_order, check_replicas
 

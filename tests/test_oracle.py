@@ -20,8 +20,8 @@ from planner.domain import (
     PodTemplate,
     StatefulSet,
 )
-from planner.framework import ClusterState
-from planner.plugins import evaluate
+from planner.scheduler.framework import ClusterState
+from planner.scheduler.runtime import evaluate
 from planner.services.workloads import WorkloadRef, apply_plans, plan_workload
 from planner.snapshot import Snapshot
 from tests.builders import Gi, cluster, node, pod, pv, pvc, sel, spread, storage_class, term

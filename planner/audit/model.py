@@ -9,8 +9,8 @@ from typing import Any
 from planner.controllers.deployment import new_replicaset_of
 from planner.controllers.statefulset import new_statefulset_pod
 from planner.domain import Deployment, Node, Pod, StatefulSet
-from planner.framework import ClusterState
 from planner.matching import find_untolerated_taint, node_selector_matches, pod_matches_node_selector_and_affinity
+from planner.scheduler.framework import ClusterState
 from planner.services.workloads import WorkloadRef, deployment_pods, is_running, pods_of_workload
 from planner.snapshot import Snapshot
 

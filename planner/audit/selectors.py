@@ -1,9 +1,10 @@
 """Reasoning about label selectors: what a spread or pod (anti-)affinity selector counts.
 
-* ``effective_selector``: the selector the scheduler uses for a pod of the template: the
-  labelSelector with ``key In (value)`` for each matchLabelKeys key the pod has and ``key NotIn
-  (value)`` for each mismatchLabelKeys key (podtopologyspread/common.go mergeLabelSetWithSelector;
-  interpodaffinity's matchLabelKeys / mismatchLabelKeys, merged by the API server since v1.31);
+* ``spread_selector`` / ``term_selector``: the selector the scheduler uses for a pod of the
+  template, the plugins' own (planner.scheduler.plugins.podtopologyspread.common and
+  interpodaffinity.filtering ``effective_selector``): the labelSelector with ``key In (value)``
+  for each matchLabelKeys key the pod has and ``key NotIn (value)`` for each mismatchLabelKeys
+  key;
 * ``implies(a, b)``: every label set ``a`` matches is matched by ``b``, decided requirement by
   requirement (sufficient, not complete: when it answers False, ``a`` may still be narrower
   through a combination of requirements, which real selectors do not use);
@@ -22,6 +23,8 @@ from planner.domain import (
     PodAffinityTerm,
     TopologySpreadConstraint,
 )
+from planner.scheduler.plugins.interpodaffinity import filtering as interpodaffinity
+from planner.scheduler.plugins.podtopologyspread import common as podtopologyspread_common
 
 
 def requirements(sel: LabelSelector) -> list[LabelSelectorRequirement]:
@@ -30,25 +33,12 @@ def requirements(sel: LabelSelector) -> list[LabelSelectorRequirement]:
     return out
 
 
-def effective_selector(
-    sel: LabelSelector | None,
-    match_label_keys: Iterable[str],
-    pod_labels: Mapping[str, str],
-    mismatch_label_keys: Iterable[str] = (),
-) -> LabelSelector | None:
-    if sel is None:
-        return None
-    extra = [LabelSelectorRequirement(k, "In", (pod_labels[k],)) for k in dict.fromkeys(match_label_keys) if k in pod_labels]
-    extra += [LabelSelectorRequirement(k, "NotIn", (pod_labels[k],)) for k in dict.fromkeys(mismatch_label_keys) if k in pod_labels]
-    return sel.with_requirements(tuple(extra)) if extra else sel
-
-
 def spread_selector(c: TopologySpreadConstraint, pod_labels: Mapping[str, str]) -> LabelSelector | None:
-    return effective_selector(c.label_selector, c.match_label_keys, pod_labels)
+    return podtopologyspread_common.effective_selector(c, pod_labels)
 
 
 def term_selector(t: PodAffinityTerm, pod_labels: Mapping[str, str]) -> LabelSelector | None:
-    return effective_selector(t.label_selector, t.match_label_keys, pod_labels, t.mismatch_label_keys)
+    return interpodaffinity.effective_selector(t, pod_labels)
 
 
 def _req_implies(a: LabelSelectorRequirement, b: LabelSelectorRequirement) -> bool:

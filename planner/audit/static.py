@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner import plugins
 from planner.audit import selectors as sel
 from planner.audit.model import Context, Finding, Goal, Workload, claim_domains, node_admits, obj
 from planner.audit.rules import ERROR, WARNING
 from planner.controllers.deployment import replicasets_of, resolve_fenceposts
 from planner.controllers.statefulset import get_ordinal
 from planner.domain import LABEL_ZONE, Deployment, LabelSelector, StatefulSet
-from planner.plugins import podtopologyspread as pts
+from planner.scheduler import runtime
+from planner.scheduler.plugins.podtopologyspread import filtering as pts
 from planner.services.workloads import is_running
 
 SEED = {
@@ -369,7 +369,7 @@ def pod_cannot_return(ctx: Context, w: Workload) -> None:
         cluster.remove_pod(pod)
         try:
             probe = replace(pod, spec=replace(pod.spec, node_name=""), phase="Pending")
-            ev = plugins.evaluate(probe, cluster)
+            ev = runtime.evaluate(probe, cluster)
         finally:
             cluster.add_pod(pod)
         if ev.schedulable:

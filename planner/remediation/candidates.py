@@ -47,11 +47,10 @@ from typing import Any
 
 from planner.controllers.intstr import scaled_value
 from planner.domain import (
+    CONTROLLER_LABELS,
     LABEL_CONTROLLER_REVISION_HASH,
     LABEL_HOSTNAME,
-    LABEL_POD_INDEX,
     LABEL_POD_TEMPLATE_HASH,
-    LABEL_STATEFULSET_POD_NAME,
     LABEL_ZONE,
     Deployment,
     Node,
@@ -76,7 +75,6 @@ SCOPING_KEYS = (
     "slot",
     "deployment",
 )
-_IDENTITY_LABELS = (LABEL_POD_TEMPLATE_HASH, LABEL_CONTROLLER_REVISION_HASH, LABEL_STATEFULSET_POD_NAME, LABEL_POD_INDEX)
 MAX_ADDED_PER_ZONE = 3
 TSC = "/spec/template/spec/topologySpreadConstraints"
 ANTI = "/spec/template/spec/affinity/podAntiAffinity"
@@ -264,7 +262,7 @@ def _scoping_keys(ctx: Context, selector: Any, exclude: set[str]) -> list[str]:
     """Template label keys that would scope ``selector`` to this workload: those that leave out
     pods of other workloads it counts now, else the conventional release/version/colour keys."""
     labels = dict(ctx.obj.template.labels)
-    candidates = [k for k in labels if k not in exclude and k not in _IDENTITY_LABELS]
+    candidates = [k for k in labels if k not in exclude and k not in CONTROLLER_LABELS]
     if not candidates:
         return []
     from planner.convert import label_selector as convert_selector

@@ -1,7 +1,7 @@
 """`planner check`: can these workloads reach N replicas?  A verified witness or a minimal why-not.
 
 The verdict comes from the CP-SAT model (models/); a "schedulable" answer is only printed with a
-witness that has been replayed pod by pod through every filter plugin (planner/plugins) in the
+witness that has been replayed pod by pod through every filter plugin (planner/scheduler/plugins) in the
 order given, so the two implementations check each other on every run.
 """
 
@@ -16,8 +16,8 @@ from models.problem import Exclusion, Group, Problem, Spread
 from models.sequence import add_sequence
 from models.solve import SolveOptions, minimise_core, solve
 from planner.errors import UnknownResult
-from planner.framework import ClusterState
-from planner.services.binding import WitnessFilters
+from planner.scheduler.binding import WitnessFilters
+from planner.scheduler.framework import ClusterState
 from planner.services.problem import Context, build_problem
 from planner.services.workloads import Plan, WorkloadRef, cluster_after_plans, plan_workload
 from planner.snapshot import Snapshot

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from planner import plugins
 from planner.domain import Pod
 from planner.errors import InputError, UsageError
-from planner.framework import ClusterState
 from planner.load import Limits, build_snapshot, load_snapshot, read_objects, validate_raw
 from planner.output import note, table
+from planner.scheduler import runtime
+from planner.scheduler.framework import ClusterState
 from planner.services.workloads import base_cluster
 from planner.snapshot import Snapshot
 
@@ -81,7 +81,7 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None) -> dict
         )
     if target.spec.node_name:
         target = _unbound(target)
-    ev = plugins.evaluate(target, cluster)
+    ev = runtime.evaluate(target, cluster)
     nodes = []
     for res in ev.nodes:
         ni = cluster.by_name[res.name]
@@ -108,9 +108,11 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None) -> dict
     }
 
 
-def _detail(ev: plugins.Evaluation, plugin: str, pod: Pod, ni: Any) -> str:
+def _detail(ev: runtime.Evaluation, plugin: str, pod: Pod, ni: Any) -> str:
     """What the upstream reason leaves out, for people: the taint, the skew, the shortfall."""
-    from planner.plugins import noderesourcesfit, podtopologyspread, tainttoleration
+    from planner.scheduler.plugins.noderesources import fit as noderesourcesfit
+    from planner.scheduler.plugins.podtopologyspread import filtering as podtopologyspread
+    from planner.scheduler.plugins.tainttoleration import filtering as tainttoleration
 
     state = ev.states.get(plugin)
     node = ni.node
@@ -152,9 +154,9 @@ def _unbound(p: Pod) -> Pod:
     return replace(p, spec=replace(p.spec, node_name=""), phase="Pending")
 
 
-def _spread_details(ev: plugins.Evaluation, cluster: ClusterState) -> list[dict]:
+def _spread_details(ev: runtime.Evaluation, cluster: ClusterState) -> list[dict]:
     """What PodTopologySpread's PreFilter counted, per DoNotSchedule constraint."""
-    from planner.plugins import podtopologyspread as pts
+    from planner.scheduler.plugins.podtopologyspread import filtering as pts
 
     state = ev.states.get(pts.NAME)
     if not isinstance(state, pts.PreFilterState):
@@ -185,9 +187,9 @@ def _spread_details(ev: plugins.Evaluation, cluster: ClusterState) -> list[dict]
     return out
 
 
-def _volume_details(ev: plugins.Evaluation) -> list[dict]:
+def _volume_details(ev: runtime.Evaluation) -> list[dict]:
     """VolumeBinding's chains: PVC -> PV (or provisioning) -> the topology it allows."""
-    from planner.plugins import volumebinding as vb
+    from planner.scheduler.plugins.volumebinding import filtering as vb
 
     state = ev.states.get(vb.NAME)
     claims = getattr(state, "claims", None)

@@ -3,8 +3,8 @@
 Each step changes the cluster (scale, rollout, eviction, drain, zone outage, a second workload,
 nodes added, ...); then the world settles: the workload controllers (planner/controllers) act on
 what they see, and the scheduler takes the Pending pods one at a time in queue order (priority,
-then creation), filters every node (planner/plugins), scores the feasible ones with the default
-score plugins and weights (planner/plugins/scoring.py) and binds the best, ties broken by a
+then creation), filters every node (planner/scheduler/plugins), scores the feasible ones with the default
+score plugins and weights (planner/scheduler/scoring.py) and binds the best, ties broken by a
 seeded random choice as schedule_one.go selectHost does.  Pods that do not fit wait and are
 retried whenever the cluster changes (the scheduling queue's unschedulable pods move back on
 cluster events).  Pods are ready as soon as they are bound.  The world is stable when neither the
@@ -16,7 +16,7 @@ tests/test_replay_incremental.py holds both equal): the controllers sync only th
 inputs changed (controllers.reconciler.Reconciler: a dirty set per kind, everything on the first pass); the
 queue is kept as pods are created, bound and deleted; the filters run on node arrays updated per
 bind (fastfilter.py), only numFeasibleNodesToFind nodes are scored, on per-node values kept
-across pods (plugins/score_arrays.py) that follow the cluster's journal of changed nodes; the
+across pods (planner/scheduler/arrays.py) that follow the cluster's journal of changed nodes; the
 cyclic garbage collector is paused while the replay runs.
 """
 
@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 
-from planner import plugins
 from planner.controllers import reconciler
 from planner.controllers.actions import (
     CreateClaim,
@@ -45,10 +44,11 @@ from planner.controllers.disruption import can_evict
 from planner.controllers.statefulset import statefulset_complete
 from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
 from planner.errors import InputError, UsageError
-from planner.framework import ClusterState
-from planner.plugins import score_arrays
-from planner.services.binding import bind_pod
-from planner.services.fastfilter import FastFilter, supports
+from planner.scheduler import arrays as score_arrays
+from planner.scheduler import runtime
+from planner.scheduler.binding import bind_pod
+from planner.scheduler.fastfilter import FastFilter, supports
+from planner.scheduler.framework import ClusterState
 from planner.services.workloads import WorkloadRef, find_workload, is_running, owned_by, parse_workload
 from planner.snapshot import Snapshot
 
@@ -255,7 +255,7 @@ class Simulator:
             if self.fast is not None and supports(pod):
                 positions = self.fast.feasible_positions(pod)
             else:
-                names = plugins.feasible_nodes(pod, self.cluster)
+                names = runtime.feasible_nodes(pod, self.cluster)
                 positions = np.array([self.pos[n] for n in names], dtype=np.int64)
             chosen = self._nodes_to_score(positions)
             if not len(chosen):
@@ -506,7 +506,7 @@ class Simulator:
             pod = self.snap.pods.get(key)
             if pod is None:
                 continue
-            ev = plugins.evaluate(pod, self.cluster)
+            ev = runtime.evaluate(pod, self.cluster)
             stuck.append({"pod": key, "since_step": since, "reasons": [ev.summary()] + _node_reasons(ev)})
         incomplete = [str(r) for r in watch if not self.complete(r)]
         drain_blocked = list(getattr(self, "drain_pending", []))
@@ -578,7 +578,7 @@ class Simulator:
         }
 
 
-def _node_reasons(ev: plugins.Evaluation, limit: int = 6) -> list[str]:
+def _node_reasons(ev: runtime.Evaluation, limit: int = 6) -> list[str]:
     groups: dict[str, list[str]] = {}
     for n in ev.nodes:
         if n.failures:

@@ -41,7 +41,7 @@ from planner.domain import (
     StatefulSet,
 )
 from planner.errors import InputError, UsageError
-from planner.framework import ClusterState
+from planner.scheduler.framework import ClusterState
 from planner.snapshot import Snapshot
 
 KIND_ALIASES = {

@@ -54,14 +54,14 @@ def test_bundled_expectations_are_well_formed(path: Path) -> None:
 
 
 def _evaluate(snap: Any, target: Any) -> Any:
-    from planner import plugins
-    from planner.framework import ClusterState
+    from planner.scheduler import runtime
+    from planner.scheduler.framework import ClusterState
 
     cluster = ClusterState.from_snapshot(snap)
     existing = snap.pods.get(target.key)
     if existing is not None and existing.assigned:
         cluster.remove_pod(existing)
-    return plugins.evaluate(target, cluster)
+    return runtime.evaluate(target, cluster)
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)

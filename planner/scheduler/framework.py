@@ -1,0 +1,292 @@
+"""A small port of the scheduler framework's filter phase.
+
+Mirrors pkg/scheduler/framework (interface.go, types.go) and pkg/scheduler/schedule_one.go:
+* ``NodeInfo`` is the scheduler cache's per-node aggregate (pods, requested resources, used
+  host ports), kept up to date as pods are added and removed;
+* ``ClusterState`` is the scheduler's snapshot plus the volume objects the volume plugins list;
+* each filter plugin (planner/scheduler/plugins/<plugin>/filtering.py, typed by
+  planner.scheduler.registry.FilterPlugin) exposes ``NAME``, ``pre_filter(pod, cluster)``
+  returning ``(state, status_or_None)`` and ``filter(state, pod, node_info)`` returning a
+  ``Status`` or ``None`` (success);
+* ``FitError.summary`` reproduces framework.FitError.Error(): "0/N nodes are available: ...".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.domain import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    Node,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    StorageClass,
+)
+
+UNSCHEDULABLE = "Unschedulable"
+UNRESOLVABLE = "UnschedulableAndUnresolvable"
+ERROR = "Error"
+
+# A PreFilter returns (SKIP, None) when its Filter has nothing to check for this pod
+# (upstream's framework.Skip status); evaluate() then never calls that plugin's Filter.
+SKIP: object = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """framework.Status for a non-success result: its code, the plugin and upstream reasons."""
+
+    plugin: str
+    reasons: tuple[str, ...]
+    code: str = UNSCHEDULABLE
+
+    @property
+    def message(self) -> str:
+        return ", ".join(self.reasons)
+
+
+# pkg/scheduler/util/pod_resources.go: what NonZeroRequested counts for a pod without a cpu
+# (memory) request (planner/scheduler/plugins/noderesources/resource_allocation.py, which documents the
+# approximation).
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+
+class NodeInfo:
+    """framework.NodeInfo: a node and the pods the scheduler believes are on it."""
+
+    __slots__ = ("node", "pods", "requested", "nonzero_cpu", "nonzero_mem", "used_ports", "pods_with_affinity",
+                 "pods_with_required_anti_affinity", "by_namespace", "generation")
+
+    def __init__(self, node: Node, pods: Iterable[Pod] = ()) -> None:
+        self.node = node
+        self.pods: list[Pod] = []
+        self.requested: dict[str, int] = {CPU: 0, MEMORY: 0, EPHEMERAL_STORAGE: 0}
+        # NonZeroRequested: cpu and memory with the defaults for pods that do not request them
+        self.nonzero_cpu = 0
+        self.nonzero_mem = 0
+        # (protocol, port) -> set of host IPs in use ("0.0.0.0" is every IP)
+        self.used_ports: dict[tuple[str, int], set[str]] = {}
+        self.pods_with_affinity: list[Pod] = []
+        self.pods_with_required_anti_affinity: list[Pod] = []
+        # namespace -> the node's pods in it (spread and affinity count within namespaces)
+        self.by_namespace: dict[str, list[Pod]] = {}
+        # bumped on every add and remove: caches of per-node facts compare it (framework.NodeInfo.Generation)
+        self.generation = 0
+        for p in pods:
+            self.add_pod(p)
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    def clone(self) -> NodeInfo:
+        """A copy that can take and lose pods without touching this one (cheaper than rebuilding)."""
+        c = NodeInfo.__new__(NodeInfo)
+        c.node = self.node
+        c.pods = list(self.pods)
+        c.requested = dict(self.requested)
+        c.nonzero_cpu = self.nonzero_cpu
+        c.nonzero_mem = self.nonzero_mem
+        c.used_ports = {k: set(v) for k, v in self.used_ports.items()}
+        c.pods_with_affinity = list(self.pods_with_affinity)
+        c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        c.by_namespace = {k: list(v) for k, v in self.by_namespace.items()}
+        c.generation = self.generation
+        return c
+
+    def add_pod(self, pod: Pod) -> None:
+        self.generation += 1
+        self.pods.append(pod)
+        self.by_namespace.setdefault(pod.namespace, []).append(pod)
+        req = self.requested
+        preq = pod.spec.requests
+        for k, v in preq.items():
+            req[k] = req.get(k, 0) + v
+        self.nonzero_cpu += preq[CPU] if CPU in preq else DEFAULT_MILLI_CPU_REQUEST
+        self.nonzero_mem += preq[MEMORY] if MEMORY in preq else DEFAULT_MEMORY_REQUEST
+        for hp in pod.spec.host_ports:
+            self.used_ports.setdefault((hp.protocol, hp.port), set()).add(hp.host_ip)
+        aff = pod.spec.affinity
+        if aff is not None:
+            if aff.pod_affinity_required or aff.pod_affinity_preferred or aff.pod_anti_affinity_required or aff.pod_anti_affinity_preferred:
+                self.pods_with_affinity.append(pod)
+            if aff.pod_anti_affinity_required:
+                self.pods_with_required_anti_affinity.append(pod)
+
+    def remove_pod(self, pod: Pod) -> None:
+        for i, p in enumerate(self.pods):
+            if p.namespace == pod.namespace and p.name == pod.name:
+                del self.pods[i]
+                break
+        else:
+            return
+        self.generation += 1
+        same_ns = self.by_namespace.get(pod.namespace, [])
+        for i, p in enumerate(same_ns):
+            if p.name == pod.name:
+                del same_ns[i]
+                break
+        req = self.requested
+        preq = pod.spec.requests
+        for k, v in preq.items():
+            req[k] = req.get(k, 0) - v
+        self.nonzero_cpu -= preq[CPU] if CPU in preq else DEFAULT_MILLI_CPU_REQUEST
+        self.nonzero_mem -= preq[MEMORY] if MEMORY in preq else DEFAULT_MEMORY_REQUEST
+        for hp in pod.spec.host_ports:
+            ips = self.used_ports.get((hp.protocol, hp.port))
+            if ips is not None:
+                ips.discard(hp.host_ip)
+                if not ips:
+                    del self.used_ports[(hp.protocol, hp.port)]
+        self.pods_with_affinity = [p for p in self.pods_with_affinity if p.key != pod.key]
+        self.pods_with_required_anti_affinity = [p for p in self.pods_with_required_anti_affinity if p.key != pod.key]
+
+
+@dataclass
+class ClusterState:
+    """What the filters see: node infos in snapshot order plus volume and namespace objects."""
+
+    node_infos: list[NodeInfo]
+    pvcs: dict[str, PersistentVolumeClaim] = field(default_factory=dict)  # "ns/name"
+    pvs: dict[str, PersistentVolume] = field(default_factory=dict)
+    storage_classes: dict[str, StorageClass] = field(default_factory=dict)
+    namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_infos}
+        # copy-on-write: names of node infos shared with another ClusterState (see clone)
+        self._shared: set[str] = set()
+        self._pos: dict[str, int] | None = None
+        # see track(): the names of the nodes changed, in order, when the owner journals them
+        self.journal: list[str] | None = None
+
+    def track(self) -> None:
+        """Journal every change from now on: the owner promises that pods are added and removed
+        only through own() (add_pod, remove_pod, binding.bind_pod) and node objects replaced only
+        through set_node(), so that caches over all nodes (planner/scheduler/arrays.py,
+        plugins/interpodaffinity/scoring.py) can read the names in ``journal`` instead of comparing every
+        node (a replay binds thousands of pods into thousands of nodes)."""
+        if self.journal is None:
+            self.journal = []
+
+    def position(self, name: str) -> int:
+        """The node's index in node_infos."""
+        if self._pos is None:
+            self._pos = {x.name: i for i, x in enumerate(self.node_infos)}
+        return self._pos[name]
+
+    def set_node(self, name: str, node: Node) -> None:
+        """Replace a node object (a cordon) keeping its pods."""
+        ni = self.own(name)
+        ni.node = node
+        ni.generation += 1
+
+    @classmethod
+    def from_snapshot(cls, snap: Any, share_volumes: bool = False) -> ClusterState:
+        """Node infos from a planner.snapshot.Snapshot: assigned, non-terminal pods on known nodes.
+
+        ``share_volumes``: the claims, volumes and classes are the snapshot's own dicts (the replay
+        binds into them); otherwise copies."""
+        per_node: dict[str, list[Pod]] = {name: [] for name in snap.nodes}
+        for pod in snap.pods.values():
+            nn = pod.spec.node_name
+            if nn and nn in per_node and not pod.terminal:
+                per_node[nn].append(pod)
+        infos = [NodeInfo(node, per_node[name]) for name, node in snap.nodes.items()]
+        ns_labels = {name: snap.namespace_labels(name) for name in snap.namespaces}
+        return cls(
+            node_infos=infos,
+            pvcs=snap.pvcs if share_volumes else dict(snap.pvcs),
+            pvs=snap.pvs if share_volumes else dict(snap.pvs),
+            storage_classes=snap.storage_classes if share_volumes else dict(snap.storage_classes),
+            namespace_labels=ns_labels,
+        )
+
+    def clone(self) -> ClusterState:
+        """A copy that can bind and unbind pods without touching this one.
+
+        Copy-on-write: both share every NodeInfo until one of them changes a node (own()), which
+        then gets its own copy; volume objects are in fresh dicts.  A check on 5,000 nodes touches
+        a few dozen of them."""
+        c = ClusterState(
+            node_infos=list(self.node_infos),
+            pvcs=dict(self.pvcs),
+            pvs=dict(self.pvs),
+            storage_classes=dict(self.storage_classes),
+            namespace_labels=self.namespace_labels,
+        )
+        c._shared = set(c.by_name)
+        self._shared = set(self.by_name)
+        return c
+
+    def own(self, name: str) -> NodeInfo:
+        """The node's NodeInfo, copied first if another ClusterState shares it: mutate only this."""
+        ni = self.by_name[name]
+        if name in self._shared:
+            self._shared.discard(name)
+            ni = ni.clone()
+            self.node_infos[self.position(name)] = ni
+            self.by_name[name] = ni
+        if self.journal is not None:
+            self.journal.append(name)
+        return ni
+
+    def namespace_labels_of(self, namespace: str) -> dict[str, str]:
+        labels = self.namespace_labels.get(namespace)
+        if labels is None:
+            return {"kubernetes.io/metadata.name": namespace}
+        return labels
+
+    def default_storage_class(self) -> StorageClass | None:
+        return default_class(self.storage_classes.values())
+
+    def add_pod(self, pod: Pod) -> None:
+        if pod.spec.node_name in self.by_name:
+            self.own(pod.spec.node_name).add_pod(pod)
+
+    def remove_pod(self, pod: Pod) -> None:
+        if pod.spec.node_name in self.by_name:
+            self.own(pod.spec.node_name).remove_pod(pod)
+
+    def all_pods(self) -> Iterable[Pod]:
+        for ni in self.node_infos:
+            yield from ni.pods
+
+
+def default_class(classes: Iterable[StorageClass]) -> StorageClass | None:
+    """pkg/volume/util GetDefaultClass: of several default classes one wins; planner takes the last
+    by name (upstream: the newest, which a snapshot does not always tell)."""
+    defaults = sorted((sc for sc in classes if sc.is_default), key=lambda sc: sc.name)
+    return defaults[-1] if defaults else None
+
+
+NO_NODE_AVAILABLE = "0/{} nodes are available"
+
+
+def fit_error_summary(num_nodes: int, prefilter: Status | None, node_statuses: dict[str, Status]) -> str:
+    """framework.FitError.Error() (pkg/scheduler/framework/types.go).
+
+    When a PreFilter rejected the pod its message alone follows the count; otherwise a histogram
+    of the reasons of each node's (first) failing filter, as "N reason" strings sorted as strings.
+    PostFilter (preemption) messages are not reproduced.
+    """
+    msg = NO_NODE_AVAILABLE.format(num_nodes) + ":"
+    if prefilter is not None:
+        msg += f" {prefilter.message}."
+    else:
+        hist: dict[str, int] = {}
+        for st in node_statuses.values():
+            for r in st.reasons:
+                hist[r] = hist.get(r, 0) + 1
+        parts = sorted(f"{v} {k}" for k, v in hist.items())
+        if parts:
+            msg += " " + ", ".join(parts) + "."
+    if msg.endswith(":"):
+        msg = msg[:-1] + "."
+    return msg

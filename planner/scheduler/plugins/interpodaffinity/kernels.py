@@ -1,0 +1,85 @@
+"""InterPodAffinity's Filter, vectorised for the replay (planner.scheduler.fastfilter): the
+anti-affinity parts of pkg/scheduler/framework/plugins/interpodaffinity/filtering.go
+(satisfyExistingPodsAntiAffinity, satisfyPodAntiAffinity).
+
+Existing pods' required anti-affinity terms are kept grouped by term with per-node counts; the
+incoming pod's own anti-affinity terms count matching pods (terminating ones included) per
+domain.  Required affinity runs through filtering.py itself on the nodes left.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from planner.domain import Pod
+
+if TYPE_CHECKING:
+    from planner.scheduler.fastfilter import FastFilter
+
+from planner.scheduler.plugins.interpodaffinity import filtering as ipa
+
+
+def anti_add(ff: FastFilter, pod: Pod, i: int, sign: int) -> None:
+    aff = pod.spec.affinity
+    assert aff is not None
+    for raw in aff.pod_anti_affinity_required:
+        label_part = tuple(sorted(pod.labels.items())) if (raw.match_label_keys or raw.mismatch_label_keys) else ()
+        key = (raw, pod.namespace, label_part)
+        hit = ff.anti_terms.get(key)
+        if hit is None:
+            hit = ff.anti_terms[key] = (ipa.AffinityTerm.of(pod, raw), np.zeros(ff.n, dtype=np.int64), [0])
+            ff.anti_keys.append(key)
+        hit[1][i] += sign
+        hit[2][0] += sign
+        ff.anti_version += 1
+
+# ------------------------------------------------------------------ arrays
+
+
+def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray) -> np.ndarray:
+    # existing pods' required anti-affinity terms that match the incoming pod: a term matches
+    # by the pod's namespace (and its labels) and labels, so the matching terms are found once
+    # per (namespace, labels), and the nodes they block are kept until a count changes
+    sig = (pod.namespace, tuple(sorted(pod.labels.items())))
+    c = ff.anti_cache.get(sig)
+    if c is None:
+        if len(ff.anti_cache) > ff.MAX_CACHE:
+            ff.anti_cache.clear()
+        c = ff.anti_cache[sig] = [0, [], -1, None]
+    if c[0] < len(ff.anti_keys):
+        ns_labels = ff.cluster.namespace_labels_of(pod.namespace)
+        for key in ff.anti_keys[c[0]:]:
+            if ff.anti_terms[key][0].matches(pod, ns_labels):
+                c[1].append(key)
+        c[0] = len(ff.anti_keys)
+        c[2] = -1
+    if c[2] != ff.anti_version:
+        blocked = None
+        for key in c[1]:
+            term, per_node, total = ff.anti_terms[key]
+            if not total[0]:
+                continue
+            b = _blocked(ff, term.topology_key, per_node)
+            blocked = b if blocked is None else (blocked | b)
+        c[2], c[3] = ff.anti_version, blocked
+    if c[3] is not None:
+        mask = mask & ~c[3]
+    aff = pod.spec.affinity
+    if aff is None:
+        return mask
+    for raw in aff.pod_anti_affinity_required:
+        term = ipa.AffinityTerm.of(pod, raw)
+        per_node = ff._count(("term", term.namespaces, term.namespace_selector, term.selector))
+        mask = mask & ~_blocked(ff, term.topology_key, per_node)
+    return mask
+
+
+def _blocked(ff: FastFilter, key: str, per_node: np.ndarray) -> np.ndarray:
+    """Nodes sharing a topology value with a node that holds a counted pod."""
+    codes, values = ff._domain(key)
+    hot = np.zeros(len(values) + 1, dtype=bool)
+    with_pods = (per_node > 0) & (codes >= 0)
+    hot[codes[with_pods]] = True
+    return np.where(codes >= 0, hot[np.where(codes >= 0, codes, len(values))], False)

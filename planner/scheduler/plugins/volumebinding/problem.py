@@ -1,0 +1,179 @@
+"""What the CP-SAT problem (planner.services.problem) takes from VolumeBinding and VolumeZone.
+
+Their Filters (filtering.py here, pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
+and binder.go; planner.scheduler.plugins.volumezone, volume_zone.go) read only a node's labels,
+and of those only the keys some PV or StorageClass names: ``volume_classes`` groups the nodes
+they cannot tell apart, so a pod's volume verdicts cost one Filter call per class.  Claims that
+only an existing PV can serve on some classes become ``StaticClaim``s (models/volumebinding.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from models.problem import Problem, StaticClaim
+from planner.domain import Pod
+from planner.matching import node_selector_matches
+from planner.scheduler.framework import SKIP, ClusterState, NodeInfo
+from planner.scheduler.plugins.volumebinding import filtering as volumebinding
+from planner.scheduler.plugins.volumezone import filtering as volumezone
+
+VOLUME_PLUGINS = (volumebinding, volumezone)
+
+Verdicts = tuple[tuple[tuple[str, str], ...], ...]  # per node: (plugin, reason) rejections
+
+
+class PreFilterMemo:
+    """VolumeBinding's PreFilter per pod, once per problem (the cluster does not change)."""
+
+    def __init__(self, cluster: ClusterState) -> None:
+        self.cluster = cluster
+        self.memo: dict[str, tuple[Any, Any]] = {}
+
+    def __call__(self, pod: Pod) -> tuple[Any, Any]:
+        hit = self.memo.get(pod.key)
+        if hit is None:
+            hit = self.memo[pod.key] = volumebinding.pre_filter(pod, self.cluster)
+        return hit
+
+
+def volume_classes(cluster: ClusterState) -> list[list[int]]:
+    """Node indices grouped by everything VolumeBinding's and VolumeZone's Filters read of a node.
+
+    Those Filters read the node's labels only (volumebinding.find_pod_volumes matches PV node
+    affinity on a name-less copy of the node, as CheckNodeAffinity does; volumezone reads the zone
+    and region labels), and of the labels only the keys that some PersistentVolume's node affinity
+    or some StorageClass's allowedTopologies names, plus the topology labels.  Nodes equal on those
+    keys get equal verdicts, so a pod's volume verdicts cost one Filter call per class instead of
+    one per node.  Cached on the ClusterState for as long as the keys and the Node objects stay
+    the same.
+    """
+    keys: set[str] = set(volumezone.TOPOLOGY_LABELS)
+    by_name = False
+    for pv in cluster.pvs.values():
+        if pv.node_affinity is not None:
+            for term in pv.node_affinity.terms:
+                keys.update(r.key for r in term.match_expressions)
+                by_name = by_name or bool(term.match_fields)
+    for sc in cluster.storage_classes.values():
+        for t in sc.allowed_topologies:
+            keys.update(k for k, _ in t.requirements)
+    ordered = sorted(keys)
+    key = (tuple(ordered), by_name, tuple(id(ni.node) for ni in cluster.node_infos))
+    cached = getattr(cluster, "_volume_classes", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    groups: dict[tuple, list[int]] = {}
+    for i, ni in enumerate(cluster.node_infos):
+        labels = ni.node.labels
+        proj = (tuple(labels.get(k) for k in ordered), ni.node.name if by_name else None)
+        groups.setdefault(proj, []).append(i)
+    out = list(groups.values())
+    cluster._volume_classes = (key, out)  # type: ignore[attr-defined]
+    return out
+
+
+def volume_verdicts(
+    pod: Pod,
+    cluster: ClusterState,
+    base: Verdicts,
+    vclasses: list[list[int]],
+    pre_filter: PreFilterMemo,
+    order: Mapping[str, int],
+) -> Verdicts:
+    """``base`` (the verdicts of the pod's template) with VolumeBinding's and VolumeZone's
+    verdicts for this pod merged in, each node's row sorted by ``order`` (plugin name -> rank).
+
+    The volume Filters run once per class of ``vclasses`` (nodes they cannot tell apart, see
+    volume_classes), or once per node when a claim's selected-node annotation reads its name."""
+    nodes = cluster.node_infos
+    everywhere: list[tuple[str, str]] = []  # a PreFilter's rejection holds on every node
+    extras: dict[int, list[tuple[str, str]]] = {}
+    for mod in VOLUME_PLUGINS:
+        state, status = pre_filter(pod) if mod is volumebinding else mod.pre_filter(pod, cluster)
+        if status is not None:
+            everywhere.append((mod.NAME, status.message))
+            continue
+        if state is SKIP:
+            continue
+        groups = vclasses if not getattr(state, "selected", ()) else [[i] for i in range(len(nodes))]
+        for members in groups:
+            st = mod.filter(state, pod, nodes[members[0]])
+            if st is not None:
+                verdict = (mod.NAME, st.message)
+                for i in members:
+                    extras.setdefault(i, []).append(verdict)
+    if not everywhere and not extras:
+        return base
+    rows = list(base)
+    merged: dict[tuple, tuple] = {}  # (id(base row), added) -> merged row: rows repeat across nodes
+    for i in (range(len(nodes)) if everywhere else extras):
+        added = tuple(everywhere + extras.get(i, []))
+        key = (id(base[i]), added)
+        row = merged.get(key)
+        if row is None:
+            row = merged[key] = tuple(sorted(base[i] + added, key=lambda f: order.get(f[0], 99)))
+        rows[i] = row
+    return tuple(rows)
+
+
+def claim_detail(pod: Pod, pre_filter: PreFilterMemo) -> tuple[list[str], str]:
+    """The pod's claim chains (PVC -> PV -> topology): the objects, and the chains as text."""
+    state, _ = pre_filter(pod)
+    chains = getattr(state, "claims", None) or []
+    objects = []
+    parts = []
+    for c in chains:
+        objects.append(f"PersistentVolumeClaim {c.pvc}")
+        if c.pv:
+            objects.append(f"PersistentVolume {c.pv}")
+        parts.append(str(c))
+    return objects, "; ".join(parts)
+
+
+def prebound(pod: Pod, pre_filter: PreFilterMemo) -> tuple[str, ...]:
+    """PVs whose claimRef names one of the pod's claims: such a pod is not interchangeable."""
+    if not pod.spec.volumes:
+        return ()
+    state, _ = pre_filter(pod)
+    names: list[str] = []
+    for u in getattr(state, "to_match", ()):
+        names.extend(pv.name for pv, _ in u.prebound)
+    return tuple(sorted(names))
+
+
+def is_volume_plugin(name: str) -> bool:
+    return name in (volumebinding.NAME, volumezone.NAME)
+
+
+def static_claims(problem: Problem, reps: list[Pod], classes_nodes: list[list[NodeInfo]], pre_filter: PreFilterMemo) -> None:
+    """Claims that, on some classes, only an existing PV can serve (see models/volumebinding.py)."""
+    for g, rep in enumerate(reps):
+        if not rep.spec.volumes:
+            continue
+        state, status = pre_filter(rep)
+        if status is not None or not isinstance(state, volumebinding.VolumeBindingState):
+            continue
+        for u in state.to_match:
+            options: dict[int, list[str]] = {}
+            for c, members in enumerate(classes_nodes):
+                labels = members[0].node.labels
+                if u.provisionable and volumebinding.topology_terms_match(u.allowed_topologies, labels):
+                    continue
+                pvs = []
+                for pv, sel in tuple(u.prebound) + tuple(u.candidates):
+                    label_nodes = [type(ni.node)(name="", labels=ni.node.labels) for ni in members]
+                    if sel is None or any(node_selector_matches(sel, n) for n in label_nodes):
+                        pvs.append(pv.name)
+                options[c] = pvs
+            if options:
+                problem.static_claims.append(
+                    StaticClaim(
+                        index=len(problem.static_claims),
+                        group=g,
+                        claim=u.pvc.name,
+                        options=options,
+                        source=f"PersistentVolumeClaim {u.pvc.key} (class {u.pvc.storage_class or 'default'})",
+                    )
+                )

@@ -1,0 +1,153 @@
+"""The default profile's plugins, in upstream's order, and the typed interfaces they satisfy.
+
+Upstream: pkg/scheduler/apis/config/v1/default_plugins.go (getDefaultPlugins: the MultiPoint list
+and the score weights) and pkg/scheduler/framework/interface.go (PreFilterPlugin, FilterPlugin,
+PreScorePlugin, ScorePlugin, ScoreExtensions).
+
+* ``FILTER_PLUGINS``: the filter plugins in the default profile's filter order -- NodeUnschedulable,
+  NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, (VolumeRestrictions,
+  NodeVolumeLimits: not modelled), VolumeBinding, VolumeZone, PodTopologySpread,
+  InterPodAffinity.  Each is a module satisfying ``FilterPlugin`` (mypy checks it).
+* ``SCORE_PLUGINS``: the score plugins in profile order with their weights -- TaintToleration 3,
+  NodeAffinity 2, NodeResourcesFit 1, PodTopologySpread 2, InterPodAffinity 2,
+  NodeResourcesBalancedAllocation 1, ImageLocality 1 -- each a ``ScorePlugin`` with the reference
+  PreScore/Score/NormalizeScore and, for the hot ones, the vectorised kernel
+  (planner/scheduler/plugins/<plugin>/kernels.py) that planner.scheduler.scoring runs instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from planner.domain import Pod
+from planner.scheduler.framework import ClusterState, NodeInfo, Status
+from planner.scheduler.plugins.imagelocality import scoring as imagelocality_scoring
+from planner.scheduler.plugins.interpodaffinity import filtering as interpodaffinity
+from planner.scheduler.plugins.interpodaffinity import scoring as interpodaffinity_scoring
+from planner.scheduler.plugins.nodeaffinity import filtering as nodeaffinity
+from planner.scheduler.plugins.nodeaffinity import scoring as nodeaffinity_scoring
+from planner.scheduler.plugins.nodename import filtering as nodename
+from planner.scheduler.plugins.nodeports import filtering as nodeports
+from planner.scheduler.plugins.noderesources import balanced_allocation, fit
+from planner.scheduler.plugins.noderesources import kernels as noderesources_kernels
+from planner.scheduler.plugins.nodeunschedulable import filtering as nodeunschedulable
+from planner.scheduler.plugins.podtopologyspread import filtering as podtopologyspread
+from planner.scheduler.plugins.podtopologyspread import kernels as podtopologyspread_kernels
+from planner.scheduler.plugins.podtopologyspread import scoring as podtopologyspread_scoring
+from planner.scheduler.plugins.tainttoleration import filtering as tainttoleration
+from planner.scheduler.plugins.tainttoleration import kernels as tainttoleration_kernels
+from planner.scheduler.plugins.tainttoleration import scoring as tainttoleration_scoring
+from planner.scheduler.plugins.volumebinding import filtering as volumebinding
+from planner.scheduler.plugins.volumezone import filtering as volumezone
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from planner.scheduler.arrays import ClusterArrays
+
+
+class FilterPlugin(Protocol):
+    """PreFilterPlugin + FilterPlugin (interface.go).
+
+    ``pre_filter`` returns ``(state, None)``, ``(SKIP, None)`` when Filter has nothing to check for
+    this pod, or ``(anything, status)`` when the pod is rejected on every node; ``filter`` returns
+    None for success or the node's failing Status."""
+
+    NAME: str
+
+    def pre_filter(self, pod: Pod, cluster: ClusterState) -> tuple[Any, Status | None]: ...
+
+    def filter(self, state: Any, pod: Pod, node_info: NodeInfo) -> Status | None: ...
+
+
+class ScoreModule(Protocol):
+    """PreScorePlugin + ScorePlugin (interface.go) as a module: ``pre_score`` returns the state or
+    SKIP, ``score`` one raw score per node (in order)."""
+
+    NAME: str
+
+    def pre_score(self, pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> Any: ...
+
+    def score(self, state: Any, pod: Pod, nodes: list[NodeInfo]) -> list[int]: ...
+
+
+# A vectorised Score: (the cluster's arrays, the feasible nodes' positions, pod) -> normalised
+# scores in feasible order, or None for PreScore's Skip.
+Kernel = Callable[["ClusterArrays", "np.ndarray", Pod], "np.ndarray | None"]
+
+
+class ScorePlugin(Protocol):
+    """One score plugin of the profile: its name, weight and phases."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def weight(self) -> int: ...
+
+    @property
+    def pre_score(self) -> Callable[[Pod, ClusterState, list[NodeInfo]], Any]: ...
+
+    @property
+    def score(self) -> Callable[[Any, Pod, list[NodeInfo]], list[int]]: ...
+
+    @property
+    def normalize(self) -> Callable[..., list[int]] | None: ...
+
+    @property
+    def normalize_takes_nodes(self) -> bool: ...
+
+    @property
+    def kernel(self) -> Kernel | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Scorer:
+    """A ScorePlugin entry: ``normalize(state, scores)`` or, with ``normalize_takes_nodes``,
+    ``normalize(state, scores, nodes)`` (ScoreExtensions.NormalizeScore), None without one."""
+
+    name: str
+    weight: int
+    pre_score: Callable[[Pod, ClusterState, list[NodeInfo]], Any]
+    score: Callable[[Any, Pod, list[NodeInfo]], list[int]]
+    normalize: Callable[..., list[int]] | None = None
+    normalize_takes_nodes: bool = False
+    kernel: Kernel | None = None
+
+
+def _scorer(mod: ScoreModule, weight: int, takes_nodes: bool = False, kernel: Kernel | None = None) -> Scorer:
+    return Scorer(mod.NAME, weight, mod.pre_score, mod.score, getattr(mod, "normalize", None), takes_nodes, kernel)
+
+
+FILTER_PLUGINS: tuple[FilterPlugin, ...] = (
+    nodeunschedulable,
+    nodename,
+    tainttoleration,
+    nodeaffinity,
+    nodeports,
+    fit,
+    volumebinding,
+    volumezone,
+    podtopologyspread,
+    interpodaffinity,
+)
+
+SCORE_PLUGINS: tuple[ScorePlugin, ...] = (
+    _scorer(tainttoleration_scoring, 3, kernel=tainttoleration_kernels.score),
+    _scorer(nodeaffinity_scoring, 2),
+    Scorer(fit.NAME, 1, fit.pre_score, fit.score, kernel=noderesources_kernels.fit_score),
+    _scorer(podtopologyspread_scoring, 2, takes_nodes=True, kernel=podtopologyspread_kernels.score),
+    _scorer(interpodaffinity_scoring, 2),
+    Scorer(
+        balanced_allocation.NAME,
+        1,
+        balanced_allocation.pre_score,
+        balanced_allocation.score,
+        kernel=noderesources_kernels.balanced_score,
+    ),
+    _scorer(imagelocality_scoring, 1),
+)
+
+__all__ = ["FILTER_PLUGINS", "SCORE_PLUGINS", "FilterPlugin", "Kernel", "ScoreModule", "ScorePlugin", "Scorer"]

@@ -1,0 +1,105 @@
+"""Running the filter plugins: PreFilter once per pod, Filter per node, in the profile's order.
+
+Upstream: pkg/scheduler/framework/runtime/framework.go (RunPreFilterPlugins, RunFilterPlugins)
+and pkg/scheduler/schedule_one.go (findNodesThatPassFilters).  The plugins and their order are
+planner.scheduler.registry.FILTER_PLUGINS.
+
+kube-scheduler stops at the first failing filter of a node; ``evaluate`` runs every filter on
+every node so that ``explain`` can list all of them, and reports the first one as the scheduler's
+own reason for the summary line.  ``feasible_nodes`` stops at a node's first failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.domain import Pod
+from planner.scheduler.framework import SKIP, ClusterState, Status, fit_error_summary
+from planner.scheduler.registry import FILTER_PLUGINS, FilterPlugin
+
+
+def filter_plugins() -> list[FilterPlugin]:
+    """The filter plugins in the default profile's filter order."""
+    return list(FILTER_PLUGINS)
+
+
+@dataclass
+class NodeResult:
+    name: str
+    failures: list[Status] = field(default_factory=list)
+
+    @property
+    def feasible(self) -> bool:
+        return not self.failures
+
+
+@dataclass
+class Evaluation:
+    pod: Pod
+    nodes: list[NodeResult]
+    prefilter_failures: list[Status]
+    states: dict[str, Any]  # plugin NAME -> its PreFilter state (for explain's details)
+
+    @property
+    def feasible_nodes(self) -> list[str]:
+        return [n.name for n in self.nodes if n.feasible]
+
+    @property
+    def schedulable(self) -> bool:
+        return any(n.feasible for n in self.nodes)
+
+    def summary(self) -> str:
+        """kube-scheduler's FailedScheduling message (first failing plugin per node)."""
+        if self.schedulable:
+            n = len(self.feasible_nodes)
+            return f"{n}/{len(self.nodes)} nodes are available."
+        first = self.prefilter_failures[0] if self.prefilter_failures else None
+        statuses = {n.name: n.failures[0] for n in self.nodes if n.failures}
+        return fit_error_summary(len(self.nodes), first, statuses)
+
+
+def evaluate(pod: Pod, cluster: ClusterState, plugins: Sequence[FilterPlugin] | None = None) -> Evaluation:
+    """Run every PreFilter once and every Filter on every node; keep all failures per node."""
+    mods = plugins if plugins is not None else FILTER_PLUGINS
+    states: dict[str, Any] = {}
+    pre_fail: list[Status] = []
+    active: list[tuple[FilterPlugin, Any]] = []
+    for mod in mods:
+        state, status = mod.pre_filter(pod, cluster)
+        states[mod.NAME] = state
+        if status is not None:
+            pre_fail.append(status)
+            continue
+        if state is not SKIP:
+            active.append((mod, state))
+    results: list[NodeResult] = []
+    for ni in cluster.node_infos:
+        res = NodeResult(ni.name, list(pre_fail))
+        for mod, state in active:
+            st = mod.filter(state, pod, ni)
+            if st is not None:
+                res.failures.append(st)
+        results.append(res)
+    return Evaluation(pod, results, pre_fail, states)
+
+
+def feasible_nodes(pod: Pod, cluster: ClusterState, plugins: Sequence[FilterPlugin] | None = None) -> list[str]:
+    """Names of the nodes that pass every filter, stopping at a node's first failure (fast path)."""
+    mods = plugins if plugins is not None else FILTER_PLUGINS
+    active = []
+    for mod in mods:
+        state, status = mod.pre_filter(pod, cluster)
+        if status is not None:
+            return []
+        if state is not SKIP:
+            active.append((mod.filter, state))
+    out = []
+    for ni in cluster.node_infos:
+        for flt, state in active:
+            if flt(state, pod, ni) is not None:
+                break
+        else:
+            out.append(ni.name)
+    return out

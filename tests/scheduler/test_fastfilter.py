@@ -1,0 +1,54 @@
+"""The replay's array filter equals the filter plugins, pod by pod, as pods are bound and deleted."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+
+from planner.scheduler.binding import bind_pod
+from planner.scheduler.fastfilter import FastFilter, supports
+from planner.scheduler.runtime import feasible_nodes
+from tests.randomcluster import scenarios
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(scenarios())
+def test_fast_filter_equals_plugins(sc):
+    cluster, pods, _ = sc.problem()
+    fast = FastFilter(cluster)
+    placed = []
+    for pod in pods:
+        want = feasible_nodes(pod, cluster)
+        if supports(pod):
+            assert fast.feasible(pod) == want, pod.key
+        if want:
+            bound = bind_pod(cluster, pod, want[-1])
+            fast.on_bind(bound)
+            placed.append(bound)
+    # deleting pods again: the arrays follow
+    for bound in placed[::2]:
+        fast.on_delete(bound)
+        cluster.remove_pod(bound)
+    for pod in pods:
+        if supports(pod) and not pod.spec.node_name:
+            assert fast.feasible(pod) == feasible_nodes(pod, cluster), pod.key
+
+
+def test_replays_agree_with_and_without_arrays():
+    """Every bundled scenario replays the same way on the array filter and on the plugins."""
+    from planner.load import load_snapshot
+    from planner.services.simulate import Simulator, parse_steps
+    from planner.services.workloads import parse_workload
+    from tests.conftest import SCENARIOS
+
+    for path in sorted(SCENARIOS.glob("*.yaml")):
+        snap = load_snapshot([str(path)])
+        steps_raw = (snap.scenario or {}).get("steps") or []
+        refs = [parse_workload(f"deployment/{k}", None) for k in snap.deployments]
+        refs += [parse_workload(f"statefulset/{k}", None) for k in snap.statefulsets]
+        results = []
+        for fast in (True, False):
+            steps = parse_steps(steps_raw, snap, None, path.name)
+            results.append(Simulator(snap, seed=3, fast=fast).run(steps, refs))
+        a, b = results
+        assert a["completed"] == b["completed"], path.name
+        assert [s["events"] for s in a["steps"]] == [s["events"] for s in b["steps"]], path.name

@@ -1,0 +1,173 @@
+"""The score caches that follow the cluster (per-node scores updated for the nodes whose pods
+changed, the journal of a tracked ClusterState) equal the reference plugins after every change."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from planner.scheduler import scoring
+from planner.scheduler.framework import ClusterState
+from planner.scheduler.plugins.interpodaffinity import scoring as sip
+from tests.builders import cluster, pod
+
+from .test_scoring import _random_cluster, _random_pod
+
+
+def _check(c, p, feasible):
+    explain = scoring.explain_scores(p, c, feasible)
+    for name, w in scoring.PLUGIN_WEIGHTS.items():
+        ref = scoring.plugin_scores(name, p, c, feasible)
+        want = [0] * len(feasible) if ref is None else [s * w for s in ref]
+        assert [explain[n][name] for n in feasible] == want, name
+
+
+@pytest.mark.parametrize("tracked", (False, True))
+@pytest.mark.parametrize("seed", range(25))
+def test_same_pods_scored_as_the_cluster_changes(seed, tracked):
+    rng = random.Random(seed)
+    nodes, pods = _random_cluster(rng)
+    c = cluster(nodes, pods)
+    if tracked:
+        c.track()
+    incoming = [_random_pod(rng) for _ in range(3)]
+    added = []
+    made = 0
+    for _ in range(60):
+        p = rng.choice(incoming)
+        feasible = [n.name for n in nodes if rng.random() < 0.8] or [nodes[0].name]
+        if rng.random() < 0.3:
+            feasible = [n.name for n in nodes]  # all nodes, in order: the caches' slice case
+        _check(c, p, feasible)
+        # one to a few nodes change (the scalar updates), sometimes many (the vector ones)
+        for _ in range(rng.choice((1, 1, 2, 40))):
+            if added and rng.random() < 0.3:
+                c.remove_pod(added.pop(rng.randrange(len(added))))
+            else:
+                req = rng.choice((None, 0, 300, 5000))
+                made += 1
+                q = pod(f"x{made}", {"app": rng.choice(("a", "b"))}, node_name=rng.choice(nodes).name, cpu=req,
+                        requests={"memory": rng.choice((2**20, 2**31, 2**34))} if rng.random() < 0.5 else None)
+                c.add_pod(q)
+                added.append(q)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_positions_api_equals_score_nodes_and_select_host(seed):
+    """score_arrays.score_positions / select_index (the replay's) against scoring.score_nodes /
+    select_host: the same totals, and the same node drawn from the same seed."""
+    import numpy as np
+
+    from planner.scheduler import arrays as score_arrays
+
+    rng = random.Random(seed)
+    nodes, pods = _random_cluster(rng)
+    c = cluster(nodes, pods)
+    index = {ni.name: i for i, ni in enumerate(c.node_infos)}
+    for _ in range(5):
+        p = _random_pod(rng)
+        feasible = [n.name for n in nodes if rng.random() < 0.7] or [nodes[-1].name]
+        rng.shuffle(feasible)
+        want = scoring.score_nodes(p, c, feasible)
+        got = score_arrays.score_positions(p, c, feasible, np.array([index[n] for n in feasible]))
+        assert dict(zip(feasible, got.tolist())) == want
+        for draw in range(3):
+            a, b = random.Random(draw), random.Random(draw)
+            assert feasible[score_arrays.select_index(got, a)] == scoring.select_host(want, b)
+            assert a.random() == b.random()  # as many draws
+        ties = np.array([rng.choice((5, 7, 7)) for _ in feasible])
+        a, b = random.Random(seed), random.Random(seed)
+        assert feasible[score_arrays.select_index(ties, a)] == scoring.select_host(dict(zip(feasible, ties.tolist())), b)
+
+
+def test_node_info_keeps_nonzero_requested():
+    """NodeInfo.nonzero_cpu / nonzero_mem (NonZeroRequested, read by the score arrays) follow
+    add_pod, remove_pod and clone, with score_noderesources' defaults."""
+    from planner.scheduler import framework
+    from planner.scheduler.plugins.noderesources import resource_allocation as nr
+
+    assert (framework.DEFAULT_MILLI_CPU_REQUEST, framework.DEFAULT_MEMORY_REQUEST) == (nr.DEFAULT_MILLI_CPU_REQUEST, nr.DEFAULT_MEMORY_REQUEST)
+    rng = random.Random(7)
+    nodes, pods = _random_cluster(rng)
+    c = cluster(nodes, pods)
+    for step in range(200):
+        ni = rng.choice(c.node_infos)
+        if ni.pods and rng.random() < 0.4:
+            c.remove_pod(rng.choice(ni.pods))
+        else:
+            req = {k: rng.choice((0, 5, 700)) for k in ("cpu", "memory") if rng.random() < 0.6}
+            c.add_pod(pod(f"n{step}", node_name=ni.name, requests=req))
+        if step % 50 == 0:
+            c = c.clone()
+        for ni in c.node_infos:
+            assert ni.nonzero_cpu == sum(p.spec.requests.get("cpu", nr.DEFAULT_MILLI_CPU_REQUEST) for p in ni.pods)
+            assert ni.nonzero_mem == sum(p.spec.requests.get("memory", nr.DEFAULT_MEMORY_REQUEST) for p in ni.pods)
+
+
+def _affinity_world(rng):
+    from planner.domain import Affinity, WeightedPodAffinityTerm
+    from tests.builders import node, sel, term
+
+    def w(weight, key, app):
+        return WeightedPodAffinityTerm(weight, term(sel({"app": app}), key))
+
+    kinds = [
+        Affinity(pod_anti_affinity_preferred=(w(5, "kubernetes.io/hostname", "a"),)),
+        Affinity(pod_affinity_preferred=(w(3, "zone", "b"),), pod_anti_affinity_preferred=(w(2, "zone", "a"),)),
+        Affinity(pod_affinity_required=(term(sel({"app": "a"}), "zone"),)),
+        Affinity(pod_anti_affinity_required=(term(sel({"app": "b"}), "kubernetes.io/hostname"),)),
+        None,
+    ]
+    nodes = [node(f"n{i}", {"zone": f"z{i % 3}"} if i % 5 else {}) for i in range(9)]
+    return nodes, kinds, w
+
+
+@pytest.mark.parametrize("tracked", (False, True))
+@pytest.mark.parametrize("seed", range(12))
+def test_interpod_prescore_follows_the_cluster(seed, tracked):
+    """InterPodAffinity's PreScore, kept per incoming pod signature and updated per node, equals
+    a PreScore from scratch (a fresh ClusterState: no caches) as pods with and without (anti-)
+    affinity terms that match the incoming pods come and go."""
+    from planner.domain import Affinity
+
+    rng = random.Random(seed)
+    nodes, kinds, w = _affinity_world(rng)
+    c = cluster(nodes, [])
+    if tracked:
+        c.track()
+    incoming = [pod("in-a", {"app": "a"}), pod("in-b", {"app": "b"}),
+                pod("in-pref", {"app": "a"}, affinity=Affinity(pod_affinity_preferred=(w(4, "zone", "a"),)))]
+    added = []
+    made = 0
+    for _ in range(40):
+        for _ in range(rng.choice((1, 1, 3))):
+            if added and rng.random() < 0.3:
+                c.remove_pod(added.pop(rng.randrange(len(added))))
+            else:
+                made += 1
+                q = pod(f"e{made}", {"app": rng.choice(("a", "b"))}, node_name=rng.choice(nodes).name,
+                        affinity=rng.choice(kinds))
+                c.add_pod(q)
+                added.append(q)
+        p = rng.choice(incoming)
+        feasible = [n.name for n in nodes]
+        got = scoring.plugin_scores("InterPodAffinity", p, c, feasible)
+        # from scratch: the same node infos in a new ClusterState (no caches; not clone(), which
+        # would make c copy its node infos on the next change)
+        fresh = ClusterState(node_infos=list(c.node_infos), namespace_labels=c.namespace_labels)
+        assert got == scoring.plugin_scores("InterPodAffinity", p, fresh, feasible)
+        # and the pod-by-pod share of a pod without preferred terms is the grouped one's
+        if p.spec.affinity is None:
+            ns_labels = c.namespace_labels_of(p.namespace)
+            for ni in fresh.node_infos:
+                by_pod = sip._own_terms_share(ni, p, ns_labels, {}, {})
+                grouped = sip._node_contribution(ni, sip._node_summary(fresh, ni, False), [], [], p, ns_labels, {})
+                assert _sums(by_pod) == _sums(grouped), ni.name
+
+
+def _sums(share):
+    out: dict = {}
+    for tk, v, d in share:
+        out[(tk, v)] = out.get((tk, v), 0) + d
+    return {k: d for k, d in out.items() if d}
