@@ -190,7 +190,7 @@ def child(a: argparse.Namespace) -> None:
         row("load stage: defaults + validation (validate_raw)", t2 - t1)
         row("load stage: conversion (build_snapshot)", t3 - t2, f"{len(snap.pods)} pods")
     elif phase == "explain":
-        from planner.services.explain import explain
+        from planner.engines.explain import explain
 
         lt, snap = _load(path)
         target = snap.pods[PENDING]
@@ -201,10 +201,10 @@ def child(a: argparse.Namespace) -> None:
         row("explain bench-pending (after load)", s, f"{verdict}: {r['summary']}"[:160], load_seconds=lt, best=best)
     elif phase in ("check-sts", "check-web", "capacity"):
         from models.solve import SolveOptions
+        from planner.engines.capacity import capacity
+        from planner.engines.check import check_replicas
+        from planner.engines.workloads import find_workload, parse_workload
         from planner.errors import UnknownResult
-        from planner.services.capacity import capacity
-        from planner.services.check import check_replicas
-        from planner.services.workloads import find_workload, parse_workload
 
         lt, snap = _load(path)
         opts = SolveOptions()
@@ -239,8 +239,8 @@ def child(a: argparse.Namespace) -> None:
                 s, best, ans = None, None, f"unknown: {e}"[:160]
             row(f"capacity {ref.name} {rng[0]}..{rng[1]} (after load)", s, ans, load_seconds=lt, counts=rng[1] - rng[0] + 1, best=best)
     elif phase == "simulate":
-        from planner.services.simulate import Simulator, Step
-        from planner.services.workloads import find_workload, parse_workload
+        from planner.engines.replay import Simulator, Step
+        from planner.engines.workloads import find_workload, parse_workload
 
         lt, snap = _load(path)
         ref = parse_workload(WEB, None)
@@ -263,9 +263,9 @@ def child(a: argparse.Namespace) -> None:
         # The goal: one bench-sts replica more than there are nodes its next pod fits on, besides
         # those its running pods hold (required hostname anti-affinity makes that impossible).
         from models.solve import SolveOptions
-        from planner.remediation import Goal, remediate
+        from planner.engines.remediation import Goal, remediate
+        from planner.engines.workloads import cluster_after_plans, find_workload, parse_workload, plan_workload
         from planner.scheduler import runtime
-        from planner.services.workloads import cluster_after_plans, find_workload, parse_workload, plan_workload
 
         lt, snap = _load(path)
         ref = parse_workload(STS, None)
@@ -365,7 +365,7 @@ def run_e2e(path: Path, workload: str, replicas: int, repeat: int, timeout: floa
 
 def run_startup(repeat: int, timeout: float) -> dict[str, Any]:
     """What every command pays before reading a byte: the interpreter and planner's imports."""
-    argv = [sys.executable, "-c", "import planner.cli, planner.services.commands, planner.services.explain"]
+    argv = [sys.executable, "-c", "import planner.cli, planner.commands.check, planner.commands.explain"]
     best, rss = None, 0.0
     for _ in range(repeat):
         wall, r, code, _out = _run_child(argv, timeout)

@@ -1,4 +1,4 @@
-"""The placement problem the CP-SAT models encode: plain data, built by planner.services.problem.
+"""The placement problem the CP-SAT models encode: plain data, built by planner.engines.problem.
 
 Vocabulary
 ----------

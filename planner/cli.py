@@ -1,4 +1,4 @@
-"""The command line: thin typer commands over planner.services, one error boundary in main().
+"""The command line: thin typer commands over planner.commands, one error boundary in main().
 
 Exit codes, for every command: 0 yes / nothing wrong, 1 no (unschedulable, stuck, hazards
 found), 2 error (usage or invalid input; the solver timed out). Data on stdout, messages on
@@ -56,7 +56,7 @@ def validate(
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Read and validate inputs as the API server would; report every error (exit 2 if any)."""
-    from planner.services.inputs import validate_inputs
+    from planner.commands.validate import validate_inputs
 
     result = validate_inputs(paths, _limits(max_bytes))
     output.emit(result, out.value, _validate_table)
@@ -83,7 +83,7 @@ def render(
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Print a scenario (or any input) expanded into a kubectl-appliable List."""
-    from planner.services.inputs import render_inputs
+    from planner.commands.render import render_inputs
 
     doc = render_inputs(paths, _limits(max_bytes))
     output.emit(doc, "json" if out is Format.json else "yaml")
@@ -100,7 +100,7 @@ def explain(
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Why a pod can or cannot be placed: every filter plugin on every node, as kube-scheduler sees it."""
-    from planner.services.explain import explain_pod, render_table
+    from planner.commands.explain import explain_pod, render_table
 
     if (pod is None) == (pod_file is None):
         raise UsageError("explain: give exactly one of --pod NAMESPACE/NAME or --pod-file POD.yaml")
@@ -134,7 +134,7 @@ def check(
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Prove whether workloads can reach N replicas: a verified placement, or a minimal why-not."""
-    from planner.services.commands import check_command, render_check
+    from planner.commands.check import check_command, render_check
 
     result = check_command(paths, workload, replicas, namespace, _solve_opts(time_limit, seed, workers), _limits(max_bytes))
     output.emit(result, out.value, render_check)
@@ -157,7 +157,7 @@ def capacity(
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Which replica counts are schedulable, surviving a zone loss, and nodes to add."""
-    from planner.services.commands import capacity_command, render_capacity
+    from planner.commands.capacity import capacity_command, render_capacity
 
     result = capacity_command(paths, workload, namespace, rng, zone_failure, add_nodes, plot, _solve_opts(time_limit, seed, workers), _limits(max_bytes))
     output.emit(result, out.value, render_capacity)
@@ -185,7 +185,7 @@ def simulate(
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Replay a transition pod by pod, as the controllers and kube-scheduler would, and find where it sticks."""
-    from planner.services.commands import render_simulate, simulate_command
+    from planner.commands.simulate import render_simulate, simulate_command
 
     result = simulate_command(
         paths,
@@ -219,7 +219,7 @@ def remediate(
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """The cheapest verified changes (as patches) that make a failing check, rollout or scale succeed."""
-    from planner.services.remediate import remediate_command, render_remediate
+    from planner.commands.remediate import remediate_command, render_remediate
 
     result = remediate_command(
         paths, workload, namespace, replicas, rollout, scale, forbid or [], allow_destructive, top, emit,
@@ -253,7 +253,7 @@ def audit(
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Find the seed stories' latent hazards in every workload: a CI gate (exit 1 on findings)."""
-    from planner.services.audit import audit_command, exit_code, render_sarif, render_table
+    from planner.commands.audit import audit_command, exit_code, render_sarif, render_table
 
     result = audit_command(paths, namespace, all_namespaces, _limits(max_bytes))
     if out is AuditFormat.sarif:
@@ -276,7 +276,7 @@ def snapshot(
     out: Annotated[SnapshotFormat, typer.Option("-o", "--output", help="json: one kubectl List.")] = SnapshotFormat.json,
 ) -> int:
     """Gather the kinds planner reads from a cluster, read-only, through your kubectl (kubectl get), as one List."""
-    from planner.services.snapshot_cmd import snapshot_command
+    from planner.commands.snapshot import snapshot_command
 
     return snapshot_command(context, kubeconfig, namespace, all_namespaces)
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
+from planner.golang import go_float
+
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
 DECIMAL_EXPONENT = "DecimalExponent"
@@ -232,8 +234,6 @@ def _go_json_number(f: float) -> str:
     """The text encoding/json writes for a float64 (what the API server receives for a YAML float)."""
     if f.is_integer() and abs(f) < 1e21:
         return str(int(f))
-    from planner.validation.field import go_float
-
     return go_float(f, json=True)
 
 

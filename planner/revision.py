@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import json
 import math
-from decimal import Decimal
 from typing import Any
+
+from planner.golang import go_float
 
 # k8s.io/apimachinery/pkg/util/rand: consonants and digits that cannot spell bad words.
 SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
@@ -63,21 +64,10 @@ def safe_encode_string(s: str) -> str:
 
 
 def _go_float(f: float) -> str:
-    """encoding/json floatEncoder for float64: shortest digits, 'f' form unless tiny or huge."""
+    """encoding/json floatEncoder for float64 (NaN and infinities are errors there)."""
     if math.isnan(f) or math.isinf(f):
         raise ValueError(f"unsupported float value: {f}")
-    a = abs(f)
-    if a != 0 and (a < 1e-6 or a >= 1e21):
-        mant, _, exp = repr(f).partition("e")
-        sign = "-" if exp.startswith("-") else "+"
-        digits = exp.lstrip("+-").lstrip("0") or "0"
-        if sign == "+" and len(digits) < 2:  # strconv pads to 2 digits; json trims e-07 to e-7
-            digits = "0" + digits
-        return f"{mant.removesuffix('.0')}e{sign}{digits}"
-    text = format(Decimal(repr(f)), "f")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    return go_float(f, json=True)
 
 
 def _go_string(s: str) -> str:

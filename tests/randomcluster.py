@@ -69,8 +69,8 @@ from planner.domain import (
     Toleration,
     TopologySpreadConstraint,
 )
+from planner.engines.workloads import Plan, WorkloadRef, apply_plans, plan_workload
 from planner.scheduler.framework import ClusterState
-from planner.services.workloads import Plan, WorkloadRef, apply_plans, plan_workload
 from planner.snapshot import Snapshot
 
 Gi = 1024**3

@@ -20,9 +20,9 @@ from planner.domain import (
     PodTemplate,
     StatefulSet,
 )
+from planner.engines.workloads import WorkloadRef, apply_plans, plan_workload
 from planner.scheduler.framework import ClusterState
 from planner.scheduler.runtime import evaluate
-from planner.services.workloads import WorkloadRef, apply_plans, plan_workload
 from planner.snapshot import Snapshot
 from tests.builders import Gi, cluster, node, pod, pv, pvc, sel, spread, storage_class, term
 from tests.oracle import copy_cluster, place, replay, sequential_placements, unplace

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from planner.engines.workloads import parse_workload
 from planner.load import load_snapshot
-from planner.services.workloads import parse_workload
 
 from .conftest import SCENARIOS, run_cli
 
@@ -233,7 +233,7 @@ def _check_remediate(path: Path, entry: dict) -> None:
     entry lists are among the printed ones (plans_include), others are not (plans_exclude), the
     first and last plans are the ones given, the candidates named in rejected_include were tried
     and rejected; always: destructive actions marked, every destructive plan after the others."""
-    from planner.remediation.actions import DESTRUCTIVE_TYPES
+    from planner.engines.remediation.actions import DESTRUCTIVE_TYPES
 
     args = ["remediate", path, "--workload", entry["workload"], "-o", "json", "--top", entry.get("top", 10)]
     if entry.get("rollout"):

@@ -17,7 +17,7 @@ def _run(code: str) -> None:
 
 
 def test_commands_import_without_pandas():
-    _run("import sys, planner.cli, planner.services.check, planner.services.capacity, models; " + SOLVE
+    _run("import sys, planner.cli, planner.engines.check, planner.engines.capacity, models; " + SOLVE
          + "; assert 'pandas' not in sys.modules, 'pandas was imported'")
 
 

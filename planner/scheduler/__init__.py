@@ -20,7 +20,7 @@ What is where (upstream: kubernetes/kubernetes pkg/scheduler/...):
   volumebinding, volumezone, podtopologyspread, interpodaffinity, imagelocality.  Inside, only the
   files a plugin has: ``common.py`` (helpers its filter and score share), ``filtering.py``
   (PreFilter, Filter), ``scoring.py`` (PreScore, Score, NormalizeScore), ``kernels.py`` (the
-  vectorised equivalents), ``problem.py`` (what the CP-SAT problem, planner.services.problem,
+  vectorised equivalents), ``problem.py`` (what the CP-SAT problem, planner.engines.problem,
   takes from the plugin).  noderesources names its files as upstream: fit.py (NodeResourcesFit's
   Filter and Score), least_allocated.py, balanced_allocation.py, resource_allocation.py.
 

@@ -35,9 +35,9 @@ def test_fast_filter_equals_plugins(sc):
 
 def test_replays_agree_with_and_without_arrays():
     """Every bundled scenario replays the same way on the array filter and on the plugins."""
+    from planner.engines.replay import Simulator, parse_steps
+    from planner.engines.workloads import parse_workload
     from planner.load import load_snapshot
-    from planner.services.simulate import Simulator, parse_steps
-    from planner.services.workloads import parse_workload
     from tests.conftest import SCENARIOS
 
     for path in sorted(SCENARIOS.glob("*.yaml")):

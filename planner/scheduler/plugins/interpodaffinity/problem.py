@@ -1,4 +1,4 @@
-"""What the CP-SAT problem (planner.services.problem) takes from InterPodAffinity.
+"""What the CP-SAT problem (planner.engines.problem) takes from InterPodAffinity.
 
 Against the existing pods the anti-affinity parts are static (they only get stricter as pods are
 added) and are evaluated here with the plugin's own Filter (filtering.py,

@@ -1,4 +1,4 @@
-"""What the CP-SAT problem (planner.services.problem) takes from NodeResourcesFit: per node, how
+"""What the CP-SAT problem (planner.engines.problem) takes from NodeResourcesFit: per node, how
 many more pods like a given one fit (pkg/scheduler/framework/plugins/noderesources/fit.go
 fitsRequest, repeated); the packing itself is
 models/noderesources.py's."""

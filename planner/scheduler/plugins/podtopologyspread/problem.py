@@ -1,4 +1,4 @@
-"""What the CP-SAT problem (planner.services.problem) takes from PodTopologySpread.
+"""What the CP-SAT problem (planner.engines.problem) takes from PodTopologySpread.
 
 Static: a node missing a DoNotSchedule constraint's topology key is rejected outright
 (pkg/scheduler/framework/plugins/podtopologyspread/filtering.go Filter).  The rest changes as new pods land and goes to the model

@@ -1,4 +1,4 @@
-"""What the CP-SAT problem (planner.services.problem) takes from VolumeBinding and VolumeZone.
+"""What the CP-SAT problem (planner.engines.problem) takes from VolumeBinding and VolumeZone.
 
 Their Filters (filtering.py here, pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
 and binder.go; planner.scheduler.plugins.volumezone, volume_zone.go) read only a node's labels,

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import pytest
 
-from planner.audit import selectors
 from planner.domain import Affinity, LabelSelector, LabelSelectorRequirement, Node, Pod, PodAffinityTerm
+from planner.engines.audit import selectors
 from planner.scheduler.framework import SKIP, UNRESOLVABLE, UNSCHEDULABLE
 from planner.scheduler.plugins.interpodaffinity import filtering as ipa
 from planner.scheduler.plugins.interpodaffinity.filtering import effective_selector

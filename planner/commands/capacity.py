@@ -1,0 +1,91 @@
+"""`planner capacity`: load the inputs, walk the replica range, zone loss, nodes to add; the JSON shape, the table and the plot."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from models.solve import SolveOptions
+from planner.engines.capacity import capacity, parse_range
+from planner.engines.workloads import parse_workload
+from planner.errors import UsageError
+from planner.load import Limits, load_snapshot
+from planner.output import note, progress, table
+
+
+def capacity_command(
+    paths: Iterable[str],
+    workload: str,
+    namespace: str | None,
+    rng: str | None,
+    zone_failure: bool,
+    add_nodes: bool,
+    plot: str | None,
+    opts: SolveOptions,
+    limits: Limits,
+) -> dict[str, Any]:
+    snap = load_snapshot(paths, limits, notice=note)
+    ref = parse_workload(workload, namespace)
+    r = parse_range(rng) if rng else None
+    result = capacity(snap, ref, r, zone_failure, add_nodes, opts, progress=progress)
+    if plot:
+        write_plot(result, snap, plot)
+        note(f"wrote {plot}")
+    return result
+
+
+def render_capacity(r: dict) -> str:
+    lines = [f"{r['workload']}: replicas {r['range']['min']}..{r['range']['max']} ({r['range']['source']})"]
+    rows = [[x["replicas"], "yes" if x["schedulable"] else "NO", x["reason"]] for x in r["replicas"]]
+    lines.append(table(["replicas", "schedulable", "reason"], rows, indent="  "))
+    lines.append(f"  max_replicas: {r['max_replicas'] if r['max_replicas'] is not None else 'none'}")
+    if r["non_monotonic"]:
+        ok_above = ", ".join(str(n) for n in r["non_monotonic"])
+        lines.append(f"  NOT MONOTONIC: {ok_above} fail(s) although a larger count works (scaling through it gets stuck)")
+    for z in r.get("zone_failure", []):
+        state = "survives" if z["schedulable"] else "DOES NOT survive"
+        lines.append(f"  zone {z['zone']} lost ({z['nodes_lost']} nodes): {z['replicas']} replicas {state}" + (f": {z['reason']}" if z["reason"] else ""))
+        for lp in z["lost_pods"]:
+            vols = ", ".join(f"{v['claim']} -> {v['pv']}" + (" (pinned)" if v["pinned"] else "") for v in lp["volumes"])
+            lines.append(f"    lost {lp['pod']} on {lp['node']}" + (f"; volumes {vols}" if vols else ""))
+    an = r.get("add_nodes")
+    if an:
+        if an.get("found"):
+            per = ", ".join(f"{k} in {z} (like {an['cloned_from'][z]})" for z, k in an["per_zone"].items())
+            lines.append(f"  to schedule {an['replicas']} replicas add {an['total']} node(s): {per}")
+        else:
+            lines.append(f"  add nodes: {an.get('message')}")
+    return "\n".join(lines)
+
+
+def write_plot(result: dict, snap: Any, path: str) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install 'planner[plot]'") from None
+    rows = result["replicas"]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    xs = [r["replicas"] for r in rows]
+    colors = ["#2e7d32" if r["schedulable"] else "#c62828" for r in rows]
+    ax1.bar(xs, [1] * len(xs), color=colors)
+    ax1.set_yticks([])
+    ax1.set_xlabel("replicas")
+    ax1.set_title(f"{result['workload']}: schedulable (green) / not (red)")
+    zones = snap.zones or ["(no zone)"]
+    free_cpu = []
+    for z in zones:
+        total = 0
+        for n in snap.nodes.values():
+            if (n.zone or "(no zone)") == z:
+                used = sum(p.spec.requests.get("cpu", 0) for p in snap.pods.values() if p.spec.node_name == n.name and not p.terminal)
+                total += max(0, n.allocatable.get("cpu", 0) - used)
+        free_cpu.append(total / 1000)
+    ax2.bar(zones, free_cpu, color="#1565c0")
+    ax2.set_ylabel("free cpu (cores)")
+    ax2.set_title("headroom per zone")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -1,0 +1,103 @@
+"""`planner remediate`: glue between the CLI and planner.engines.remediation (loading, JSON, table)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from models.solve import SolveOptions
+from planner.engines.remediation import Goal, remediate
+from planner.engines.workloads import parse_workload
+from planner.errors import UsageError
+from planner.load import Limits, load_snapshot, read_steps
+from planner.output import note, progress
+
+
+def remediate_command(
+    paths: Iterable[str],
+    workload: str,
+    namespace: str | None,
+    replicas: int | None,
+    rollout: bool,
+    scale: int | None,
+    forbid: list[str],
+    allow_destructive: bool,
+    top: int,
+    emit_dir: str | None,
+    opts: SolveOptions,
+    seed: int,
+    limits: Limits,
+    steps: str | None = None,
+) -> dict[str, Any]:
+    given = [x for x in (replicas is not None, rollout, scale is not None, steps is not None) if x]
+    if len(given) != 1:
+        raise UsageError("remediate: give exactly one goal: --replicas N, --rollout, --scale N or --steps FILE")
+    snap = load_snapshot(paths, limits, notice=note)
+    ref = parse_workload(workload, namespace)
+    if steps is not None:
+        goal = Goal(ref, "replay", None, steps=read_steps(steps, limits), source=steps)
+        from planner.engines.remediation.verify import parse_goal_steps
+
+        if not parse_goal_steps(snap, goal):  # the steps are read as the replay reads them: errors exit 2
+            raise UsageError(f"--steps {steps}: no steps")
+    elif replicas is not None:
+        goal = Goal(ref, "replicas", replicas)
+    elif scale is not None:
+        goal = Goal(ref, "scale", scale)
+    else:
+        goal = Goal(ref, "rollout", None)
+    out = remediate(snap, goal, forbid, allow_destructive, top, opts, seed, progress=progress)
+    result = out.to_dict()
+    result["notes"] = out.notes + snap.notes
+    if emit_dir:
+        from planner.engines.remediation.emit import emit
+
+        files = emit(emit_dir, result, out.plans, goal)
+        note(f"wrote {len(files)} file(s) to {emit_dir}")
+    return result
+
+
+def _goal_text(g: dict) -> str:
+    if g["type"] == "replicas":
+        return f"{g['workload']} x{g['replicas']}"
+    if g["type"] == "scale":
+        return f"scale {g['workload']} to {g['replicas']}"
+    if g["type"] == "replay":
+        return f"the steps of {g['steps']} ({g['workload']})"
+    return f"roll out {g['workload']}"
+
+
+def render_remediate(r: dict) -> str:
+    import sys
+
+    if sys.stderr.isatty():
+        sys.stderr.write("\r" + " " * 72 + "\r")
+    lines = []
+    goal = _goal_text(r["goal"])
+    if r["schedulable_now"]:
+        lines.append(f"{goal}: the goal holds already; nothing to fix")
+    else:
+        lines.append(f"{goal}: FAILS now; {len(r['plans'])} verified plan(s), cheapest first")
+        if r["failure"]:
+            lines.append(f"  why: {r['failure']}")
+    for i, p in enumerate(r["plans"], 1):
+        c = p["cost"]
+        cost = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in c.items() if v) or "nothing"
+        tag = "  DESTRUCTIVE" if p["destructive"] else ""
+        lines.append(f"plan {i}{tag}  (cost: {cost})")
+        for j, a in enumerate(p["actions"], 1):
+            flags = " [destructive]" if a["destructive"] else ""
+            flags += " [advisory]" if a["advisory"] else ""
+            lines.append(f"  {j}. {a['type']} {a['target']}{flags}")
+            lines.append(f"     {a['summary']}")
+            for e in a["side_effects"]:
+                lines.append(f"     - {e}")
+            for cmd in a["commands"]:
+                lines.append(f"     $ {cmd}")
+    if r.get("rejected"):
+        lines.append("tried and rejected (the goal still fails):")
+        for x in r["rejected"]:
+            lines.append(f"  - {' + '.join(x['actions'])}: {x['reason']}")
+    for n in r.get("notes", []):
+        lines.append(f"note: {n}")
+    return "\n".join(lines)

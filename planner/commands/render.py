@@ -1,0 +1,24 @@
+"""`planner render`: the inputs, scenarios expanded, as one kubectl-appliable List."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import orjson
+
+from planner.errors import InputError
+from planner.load import Limits, read_objects, skipped_notice, validate_raw
+from planner.output import note
+
+
+def render_inputs(paths: Iterable[str], limits: Limits) -> dict:
+    """The inputs (scenarios expanded) as one kubectl-appliable List; validated first."""
+    raw = read_objects(paths, limits)
+    pristine = orjson.loads(orjson.dumps(raw.objects))  # before the API server's defaults
+    errors = validate_raw(raw)
+    if errors:
+        raise InputError(*errors)
+    n = skipped_notice(raw)
+    if n:
+        note(n)
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": pristine}

@@ -1,0 +1,105 @@
+"""`planner simulate`: load the inputs, build the steps, replay them; the JSON shape and the table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from planner.engines.workloads import parse_workload
+from planner.errors import UsageError
+from planner.load import Limits, load_snapshot, read_steps
+from planner.output import note, progress
+
+POD_MANAGEMENT = ("OrderedReady", "Parallel", "OrderedScheduled")
+
+
+def simulate_command(
+    paths: Iterable[str], workloads: list[str], namespace: str | None, ops: dict, pod_management: str | None, seed: int, limits: Limits
+) -> dict[str, Any]:
+    from planner.engines.replay import Simulator, Step, parse_steps
+
+    if not workloads:
+        raise UsageError("simulate: give at least one --workload KIND/NAME")
+    if pod_management is not None and pod_management not in POD_MANAGEMENT:
+        raise UsageError(f"--pod-management {pod_management!r}: supported values: {', '.join(POD_MANAGEMENT)}")
+    if ops.get("set_image") and not ops.get("rollout"):
+        raise UsageError("--set-image needs --rollout")
+    snap = load_snapshot(paths, limits, notice=note)
+    refs = [parse_workload(w, namespace) for w in workloads]
+    from planner.engines.workloads import find_workload
+
+    for r in refs:
+        find_workload(snap, r)
+    target = refs[0]
+    steps: list[Step] = []
+    if ops.get("scale") is not None:
+        steps.append(Step("scale", {"ref": target, "workload": str(target), "replicas": ops["scale"]}))
+    if ops.get("rollout"):
+        steps.append(Step("rollout", {"ref": target, "workload": str(target), "image": ops.get("set_image")}))
+    if ops.get("evict"):
+        e = ops["evict"]
+        steps.append(Step("evict", {"pod": e if "/" in e else f"{namespace or target.namespace}/{e}"}))
+    if ops.get("delete"):
+        r = parse_workload(ops["delete"], namespace)
+        steps.append(Step("delete", {"ref": r, "workload": str(r)}))
+    if ops.get("drain"):
+        steps.append(Step("drain", {"node": ops["drain"]}))
+    if ops.get("zone_down"):
+        steps.append(Step("zone-down", {"zone": ops["zone_down"]}))
+    if ops.get("steps"):
+        path = ops["steps"]
+        steps.extend(parse_steps(read_steps(path, limits), snap, namespace, path))
+    if not steps and snap.scenario and snap.scenario.get("steps"):
+        steps = parse_steps(snap.scenario["steps"], snap, namespace, f"Scenario {snap.scenario['name']}")
+    policy = "OrderedReady" if pod_management == "OrderedScheduled" else pod_management
+    sim = Simulator(snap, seed=seed, pod_management=policy, progress=progress)
+    result = sim.run(steps, refs)
+    result["workloads"] = [str(r) for r in refs]
+    result["seed"] = seed
+    result["pod_management"] = pod_management
+    if pod_management == "OrderedScheduled":
+        result.setdefault("notes", []).append(
+            "OrderedScheduled: each pod is created once the previous one is scheduled; pods are ready as soon as they are "
+            "bound in this replay, so it behaves as OrderedReady with no start-up time"
+        )
+    result.setdefault("notes", []).extend(snap.notes)
+    return result
+
+
+def render_simulate(r: dict) -> str:
+    lines = [f"{', '.join(r['workloads'])}: {'COMPLETED' if r['completed'] else 'STUCK'} (seed {r['seed']})"]
+    for st in r["steps"]:
+        lines.append(f"  step {st['step']}: {st['action']}")
+        shown = 0
+        for e in st["events"]:
+            if e["type"] in ("scaled", "replicaset-created") or shown >= 40:
+                continue
+            shown += 1
+            what = e.get("pod") or e.get("claim") or e.get("node") or e.get("object") or ""
+            extra = ""
+            if e["type"] == "scheduled":
+                extra = f" -> {e['node']}" + (f" ({e['zone']})" if e.get("zone") else "")
+            elif e.get("reason"):
+                extra = f" ({e['reason']})"
+            lines.append(f"    {e['type']:<17} {what}{extra}")
+        hidden = sum(1 for e in st["events"] if e["type"] not in ("scaled", "replicaset-created")) - shown
+        if hidden > 0:
+            lines.append(f"    ... {hidden} more event(s) (see -o json)")
+        for w, zones in st["zones"].items():
+            if zones:
+                lines.append(f"    {w}: " + ", ".join(f"{z}={n}" for z, n in zones.items()) + f"  (skew {st['skew'][w]})")
+        if st["pending"]:
+            lines.append(f"    pending: {', '.join(st['pending'])}")
+    if r["stuck"]:
+        lines.append("  stuck:")
+        for s in r["stuck"]:
+            lines.append(f"    {s['pod']} Pending since step {s['since_step']}")
+            for reason in s["reasons"]:
+                lines.append(f"      {reason}")
+    for w in r.get("incomplete", []):
+        lines.append(f"  {w}: not complete")
+    if r.get("drain_blocked"):
+        lines.append(f"  drain blocked by PodDisruptionBudgets: {', '.join(r['drain_blocked'])}")
+    for n in r.get("notes", []):
+        lines.append(f"  note: {n}")
+    return "\n".join(lines)

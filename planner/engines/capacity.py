@@ -1,0 +1,187 @@
+"""`planner capacity`: which replica counts work, surviving a zone loss, nodes to add."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from models.solve import SolveOptions
+from planner.domain import LABEL_HOSTNAME, StatefulSet
+from planner.engines.check import CheckOutcome, check_by_known_order, check_replicas
+from planner.engines.workloads import WorkloadRef, find_workload, owned_by
+from planner.errors import UsageError
+from planner.snapshot import Snapshot
+
+MAX_ADDED_NODES = 12
+
+
+def parse_range(text: str) -> tuple[int, int]:
+    try:
+        a, _, b = text.partition("..")
+        lo, hi = int(a), int(b)
+    except ValueError:
+        raise UsageError(f"--range {text!r}: expected A..B with integers, e.g. 2..6") from None
+    if lo < 0 or hi < lo:
+        raise UsageError(f"--range {text!r}: need 0 <= A <= B")
+    if hi - lo > 500:
+        raise UsageError(f"--range {text!r}: at most 501 counts at once")
+    return lo, hi
+
+
+def default_range(snap: Snapshot, ref: WorkloadRef) -> tuple[tuple[int, int], str]:
+    obj = find_workload(snap, ref)
+    hpa = snap.hpa_for(ref.kind, ref.namespace, ref.name)
+    if hpa is not None:
+        return (hpa.min_replicas, hpa.max_replicas), f"HorizontalPodAutoscaler {hpa.key}"
+    return (1, max(1, 2 * obj.replicas)), "1..2 x spec.replicas"
+
+
+def reason_of(out: CheckOutcome) -> str:
+    if out.schedulable:
+        return ""
+    # the most specific line: the last explanation (the violated rule with its numbers)
+    msgs = [e["message"] for e in out.explanation if e["constraint"] != "replicas"]
+    return "; ".join(msgs) if msgs else "unschedulable"
+
+
+def capacity(
+    snap: Snapshot,
+    ref: WorkloadRef,
+    rng: tuple[int, int] | None,
+    zone_failure: bool,
+    add_nodes: bool,
+    opts: SolveOptions,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    obj = find_workload(snap, ref)
+    source = "--range"
+    if rng is None:
+        rng, source = default_range(snap, ref)
+    by_count: dict[int, dict[str, Any]] = {}
+    # From the largest count down: a verified witness for n replicas is tried, in its own order,
+    # for every smaller count (check_by_known_order re-verifies it through the filters); only
+    # counts it does not settle get a full check.  Unschedulable answers always come from check.
+    known: dict[str, str] | None = None
+    known_plans: list | None = None
+    total = rng[1] - rng[0] + 1
+    for i, n in enumerate(range(rng[1], rng[0] - 1, -1)):
+        if progress:
+            progress(f"checking {n} replicas ({i + 1}/{total})")
+        out = check_by_known_order(snap, [ref], n, known, known_plans) if known else None
+        if out is None:
+            out = check_replicas(snap, [ref], n, opts)
+            if out.schedulable and out.placement:
+                known, known_plans = out.placement, out.plans
+        by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out)}
+    rows = [by_count[n] for n in range(rng[0], rng[1] + 1)]
+    ok: list[int] = [r["replicas"] for r in rows if r["schedulable"]]
+    first_fail: int | None = next((r["replicas"] for r in rows if not r["schedulable"]), None)
+    non_monotonic = [r["replicas"] for r in rows if not r["schedulable"] and any(o > r["replicas"] for o in ok)]
+    result: dict[str, Any] = {
+        "workload": str(ref),
+        "range": {"min": rng[0], "max": rng[1], "source": source},
+        "max_replicas": max(ok) if ok else None,
+        "replicas": rows,
+        "non_monotonic": non_monotonic,
+    }
+    if zone_failure:
+        result["zone_failure"] = zone_failures(snap, ref, obj.replicas, opts)
+    if add_nodes:
+        result["add_nodes"] = nodes_to_add(snap, ref, first_fail, opts) if first_fail is not None else {
+            "replicas": None,
+            "message": "every count in the range is schedulable: no nodes needed",
+        }
+    return result
+
+
+def _without_zone(snap: Snapshot, zone: str) -> tuple[Snapshot, list[str]]:
+    out = snap.copy()
+    gone = [n for n, node in snap.nodes.items() if node.zone == zone]
+    for n in gone:
+        del out.nodes[n]
+    for k, p in list(out.pods.items()):
+        if p.spec.node_name in gone:
+            del out.pods[k]
+    return out, gone
+
+
+def zone_failures(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions) -> list[dict]:
+    owned = [p for p in snap.pods.values() if owned_by(snap, p, ref)]
+    out = []
+    for zone in snap.zones:
+        reduced, gone = _without_zone(snap, zone)
+        lost = []
+        for p in owned:
+            if p.spec.node_name in gone:
+                vols = []
+                for v in p.spec.volumes:
+                    pvc = snap.pvcs.get(f"{p.namespace}/{v.claim_name}")
+                    if pvc is not None:
+                        pv = snap.pvs.get(pvc.volume_name) if pvc.volume_name else None
+                        pinned = pv is not None and pv.node_affinity is not None
+                        vols.append({"claim": pvc.key, "pv": pv.name if pv else None, "pinned": pinned})
+                lost.append({"pod": p.key, "node": p.spec.node_name, "volumes": vols})
+        res = check_replicas(reduced, [ref], replicas, opts)
+        out.append(
+            {
+                "zone": zone,
+                "nodes_lost": len(gone),
+                "replicas": replicas,
+                "schedulable": res.schedulable,
+                "lost_pods": lost,
+                "reason": reason_of(res),
+            }
+        )
+    return out
+
+
+def _clone(snap: Snapshot, zone: str, count: int) -> Snapshot:
+    out = snap.copy()
+    template = max((n for n in snap.nodes.values() if n.zone == zone), key=lambda n: (n.allocatable.get("cpu", 0), n.name))
+    for i in range(count):
+        name = f"{template.name}-added-{i}"
+        labels = dict(template.labels)
+        labels[LABEL_HOSTNAME] = name
+        out.nodes[name] = replace(template, name=name, labels=labels, uid="")
+    return out
+
+
+def nodes_to_add(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions) -> dict:
+    """The fewest nodes, cloned per zone from its largest node, that make ``replicas`` schedulable."""
+    zones = snap.zones
+    if not zones:
+        return {"replicas": replicas, "found": False, "message": "no zones: nodes have no topology.kubernetes.io/zone label"}
+    for total in range(1, MAX_ADDED_NODES + 1):
+        for combo in _compositions(total, len(zones)):
+            trial = snap
+            for z, k in zip(zones, combo):
+                if k:
+                    trial = _clone(trial, z, k)
+            if check_replicas(trial, [ref], replicas, opts).schedulable:
+                per_zone = {z: k for z, k in zip(zones, combo) if k}
+                templates = {
+                    z: max((n for n in snap.nodes.values() if n.zone == z), key=lambda n: (n.allocatable.get("cpu", 0), n.name)).name
+                    for z in per_zone
+                }
+                return {"replicas": replicas, "found": True, "total": total, "per_zone": per_zone, "cloned_from": templates}
+    return {
+        "replicas": replicas,
+        "found": False,
+        "message": f"adding up to {MAX_ADDED_NODES} nodes cloned from the existing zones does not make {replicas} schedulable",
+    }
+
+
+def _compositions(total: int, parts: int):
+    for cut in itertools.combinations(range(total + parts - 1), parts - 1):
+        prev = -1
+        out = []
+        for c in cut + (total + parts - 1,):
+            out.append(c - prev - 1)
+            prev = c
+        yield tuple(out)
+
+
+def is_statefulset(obj: Any) -> bool:
+    return isinstance(obj, StatefulSet)

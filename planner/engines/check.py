@@ -1,0 +1,417 @@
+"""`planner check`: can these workloads reach N replicas?  A verified witness or a minimal why-not.
+
+The verdict comes from the CP-SAT model (models/); a "schedulable" answer is only printed with a
+witness that has been replayed pod by pod through every filter plugin (planner/scheduler/plugins) in the
+order given, so the two implementations check each other on every run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import models
+from models.placement import Built, Guard
+from models.problem import Exclusion, Group, Problem, Spread
+from models.sequence import add_sequence
+from models.solve import SolveOptions, minimise_core, solve
+from planner.engines.problem import Context, build_problem
+from planner.engines.workloads import Plan, WorkloadRef, cluster_after_plans, plan_workload
+from planner.errors import UnknownResult
+from planner.scheduler.binding import WitnessFilters
+from planner.scheduler.framework import ClusterState
+from planner.snapshot import Snapshot
+
+
+@dataclass
+class CheckOutcome:
+    schedulable: bool
+    placement: dict[str, str] = field(default_factory=dict)  # pod -> node, in placement order
+    explanation: list[dict] = field(default_factory=list)
+    plans: list[Plan] = field(default_factory=list)
+    problem: Problem | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+MAX_SEQUENCE_STEPS = 40
+ORDERED_EXACT_GROUPS = 8  # larger OrderedReady problems try the unordered relaxation first
+MAX_SEQUENCE_SIZE = 60_000  # steps x groups x classes
+
+
+def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None) -> CheckOutcome:
+    opts = opts or SolveOptions()
+    plans = [plan_workload(snap, ref, replicas) for ref in refs]
+    notes = [n for p in plans for n in p.notes]
+    if not any(p.new for p in plans):
+        return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)
+    cluster = cluster_after_plans(snap, plans)
+    problem, ctx = build_problem(cluster, plans)
+    notes += problem.notes
+    stats: dict[str, Any] = {
+        "pods_to_place": sum(g.count for g in problem.groups),
+        "groups": len(problem.groups),
+        "node_classes": len(problem.classes),
+        "nodes": len(cluster.node_infos),
+        "ordered": problem.ordered,
+        "model": "final-state" if not problem.ordered else "ordered",
+    }
+    out = None
+    if problem.ordered and len(problem.groups) > ORDERED_EXACT_GROUPS:
+        # The exact ordered model grows with the square of the pods: first the unordered model, a
+        # relaxation (an ordinal-order sequence is a sequence): its "unschedulable" is a proof,
+        # and its placement, replayed strictly in ordinal order through the filters, a witness.
+        relaxed, rctx = build_problem(cluster, plans, relax_order=True)
+        rstats = {**stats, "groups": len(relaxed.groups), "node_classes": len(relaxed.classes), "model": "unordered relaxation"}
+        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False)
+        if out is not None:
+            stats = rstats
+            problem = relaxed
+    if out is None:
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False)
+    if out is None:
+        # The final placements found cannot be ordered through the filters: decide exactly with
+        # the sequenced model (one node per class when per-node domains are involved).
+        steps = stats["pods_to_place"]
+        per_node = any(sp.per_node for sp in problem.spreads) or any(f.per_node for f in problem.affinity) or any(a.per_node for a in problem.anti)
+        if per_node:
+            problem, ctx = build_problem(cluster, plans, aggregate=False)
+        size = steps * len(problem.groups) * len(problem.classes)
+        if steps > MAX_SEQUENCE_STEPS or size > MAX_SEQUENCE_SIZE:
+            raise UnknownResult(
+                f"unknown: the final placements need an order the quick search did not find, and {steps} pods on "
+                f"{len(problem.classes)} node classes is too large for the exact sequenced model; no answer is given"
+            )
+        stats["model"] = "ordered" if problem.ordered else "sequenced"
+        stats["node_classes"] = len(problem.classes)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered)
+        if out is None:
+            raise UnknownResult("unknown: no verified order found for the model's placement; planner gives no answer rather than a wrong one")
+    out.plans = plans
+    out.notes = notes + out.notes
+    return out
+
+
+def _attempt(problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveOptions, stats: dict, sequenced: bool) -> CheckOutcome | None:
+    built = models.build(problem)
+    if sequenced:
+        add_sequence(built)
+    res = solve(built, opts)
+    stats["solve_seconds"] = round(stats.get("solve_seconds", 0) + res.wall_time, 4)
+    if res.status == "unknown":
+        raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
+    if res.status == "infeasible":
+        core = minimise_core(built, res.core, opts)
+        return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, stats, [])
+    placement = order_witness(problem, ctx, res.x, cluster, res.sequence or None)
+    if placement is None:
+        return None
+    return CheckOutcome(True, placement, [], [], problem, stats, [])
+
+
+def check_by_known_order(
+    snap: Snapshot, refs: list[WorkloadRef], replicas: int, order: dict[str, str], known_plans: list[Plan] | None = None
+) -> CheckOutcome | None:
+    """Schedulable by a known placement order, or None (then only a full check decides).
+
+    ``order`` is a verified witness for more replicas of the same workloads (pod -> node, in
+    placement order).  The pods the count ``replicas`` needs, taken in that order, are placed one at
+    a time through every filter plugin, from the cluster that count starts from; if each one fits
+    and an OrderedReady workload's pods come in creation order, that is a witness for this count,
+    verified like any other.  (A prefix of a valid placement sequence is valid: an OrderedReady
+    StatefulSet's witness is in ordinal order, so its smaller counts are its prefixes.)  Anything
+    else, including a pod the order does not name, gives None; never an "unschedulable".
+
+    ``known_plans``: the plans ``order`` was verified for.  When this count keeps and removes the
+    same pods, its new pods are equal to theirs and come first in ``order``, its starting cluster
+    differs from theirs only by the unbound claims of the pods it does not create (which no filter
+    of another pod reads), so the prefix of the verified sequence is itself verified and is not
+    replayed again."""
+    plans = [plan_workload(snap, ref, replicas) for ref in refs]
+    new = {p.key: p for plan in plans for p in plan.new}
+    if not new or any(k not in order for k in new):
+        return None
+    sequence = [k for k in order if k in new]
+    for plan in plans:
+        if plan.ordered and plan.new:
+            keys = {p.key for p in plan.new}
+            if [k for k in sequence if k in keys] != [p.key for p in plan.new]:
+                return None
+    stats: dict[str, Any] = {"pods_to_place": len(new), "model": "known order"}
+    notes = [n for p in plans for n in p.notes]
+    if known_plans is not None and _prefix_of(plans, known_plans, sequence, order):
+        stats["model"] = "prefix of a verified witness"
+        return CheckOutcome(True, {k: order[k] for k in sequence}, [], plans, None, stats, notes)
+    cluster = cluster_after_plans(snap, plans)
+    witness = WitnessFilters(cluster)
+    placement: dict[str, str] = {}
+    for k in sequence:
+        node = order[k]
+        if node not in cluster.by_name or witness.fits(new[k], node):
+            return None
+        witness.bind(new[k], node)
+        placement[k] = node
+    stats["nodes"] = len(cluster.node_infos)
+    return CheckOutcome(True, placement, [], plans, None, stats, notes)
+
+
+def _prefix_of(plans: list[Plan], known: list[Plan], sequence: list[str], order: dict[str, str]) -> bool:
+    """Is ``sequence`` (this count's new pods in ``order``) the start of ``order``, with the same
+    kept and removed pods as ``known`` and new pods and claims equal to ``known``'s?"""
+    if len(plans) != len(known) or list(order)[: len(sequence)] != sequence:
+        return False
+    known_new = {p.key: p for plan in known for p in plan.new}
+    known_claims = {c.key: c for plan in known for c in plan.new_claims}
+    for plan, kp in zip(plans, known):
+        if [p.key for p in plan.keep] != [p.key for p in kp.keep] or [p.key for p in plan.remove] != [p.key for p in kp.remove]:
+            return False
+        if any(known_new.get(p.key) != p for p in plan.new) or any(known_claims.get(c.key) != c for c in plan.new_claims):
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- witness
+
+
+def order_witness(
+    problem: Problem, ctx: Context, x: dict[tuple[int, int], int], base: ClusterState, sequence: list[tuple[int, int]] | None = None
+) -> dict[str, str] | None:
+    """Place every pod through all filters, following the model's class quotas; None if stuck.
+
+    Lowest domain first (the order that the spread argument in models/podtopologyspread.py
+    proves sufficient), pods of an OrderedReady workload strictly in creation order.
+    """
+    cluster = base.clone()
+    witness = WitnessFilters(cluster)
+    quota = {k: v for k, v in x.items() if v > 0}
+    queues = [list(pods) for pods in ctx.group_pods]
+    heads: dict[str, int] = {}
+    for seq in ctx.ordered_plans:
+        for i, k in enumerate(seq):
+            heads[k] = i
+    done_in_plan: dict[int, int] = {}
+    placed_count: dict[str, int] = {}  # node -> new pods placed there
+    tally: dict[tuple[int, str], int] = {}  # (spread, domain) -> new matching pods placed
+    placement: dict[str, str] = {}
+    total = sum(len(q) for q in queues)
+    spreads_of: dict[int, list[Spread]] = {}
+    for s in problem.spreads:
+        for g in s.carriers:
+            spreads_of.setdefault(g, []).append(s)
+    step = 0
+    while len(placement) < total:
+        cands = []
+        if sequence is not None:
+            g, c = sequence[step]
+            step += 1
+            cands = [((0,), g, c)]
+        for g, q in enumerate(queues if sequence is None else []):
+            if not q:
+                continue
+            pod = q[0]
+            plan_i = ctx.plan_of[pod.key]
+            if pod.key in heads and heads[pod.key] != done_in_plan.get(plan_i, 0):
+                continue
+            for (gg, c), n in quota.items():
+                if gg != g or n <= 0:
+                    continue
+                cands.append((_priority(problem, spreads_of.get(g, []), c, tally), g, c))
+        cands.sort()
+        progressed = False
+        tries = 0
+        for _, g, c in cands:
+            pod = queues[g][0]
+            nodes = sorted(problem.classes[c].nodes, key=lambda n: placed_count.get(n, 0))
+            for node in nodes:
+                tries += 1
+                if witness.fits(pod, node):
+                    continue
+                witness.bind(pod, node)
+                placement[pod.key] = node
+                placed_count[node] = placed_count.get(node, 0) + 1
+                quota[(g, c)] -= 1
+                queues[g].pop(0)
+                if pod.key in heads:
+                    pi = ctx.plan_of[pod.key]
+                    done_in_plan[pi] = done_in_plan.get(pi, 0) + 1
+                for s in problem.spreads:
+                    if g in s.matchers:
+                        d = node if s.per_node else problem.classes[c].domains.get(s.topology_key, "")
+                        tally[(s.index, d)] = tally.get((s.index, d), 0) + 1
+                progressed = True
+                break
+            if progressed or tries > 400:
+                break
+        if not progressed:
+            return None
+    return placement
+
+
+def _priority(problem: Problem, spreads: list[Spread], c: int, tally: dict[tuple[int, str], int]) -> tuple:
+    total = 0
+    cls = problem.classes[c]
+    for s in spreads:
+        if s.per_node:
+            total += s.existing_per_node.get(c, 0)
+        else:
+            d = cls.domains.get(s.topology_key, "")
+            total += s.existing.get(d, 0) + tally.get((s.index, d), 0)
+    return (total, c)
+
+
+# --------------------------------------------------------------------------- explanations
+
+
+def _zones_of(problem: Problem, classes: list[int]) -> str:
+    zones = sorted({problem.classes[c].zone or problem.classes[c].label for c in classes})
+    return ", ".join(zones) if zones else "no node"
+
+
+def explain_core(built: Built, core: list[Guard], ctx: Context, opts: SolveOptions) -> list[dict]:
+    p = built.problem
+    out: list[dict] = []
+    # the pods that must be placed, per workload
+    by_workload: dict[str, list[str]] = {}
+    for g in core:
+        if g.kind == "place":
+            by_workload.setdefault(g.ref.workload, []).extend(g.ref.pods)
+    for wl, pods in by_workload.items():
+        out.append({"constraint": "replicas", "objects": [f"Pod {k}" for k in pods], "message": f"{_names(pods)} of {wl} must be placed"})
+    # static exclusions; identical ones (same plugin, reason, nodes) merged across pods
+    merged: dict[tuple, list[str]] = {}
+    first: dict[tuple, tuple] = {}
+    for g in core:
+        if g.kind == "static":
+            e: Exclusion = g.ref
+            key = (e.plugin, e.reason, tuple(e.classes), e.detail if e.detail else "")
+            grp = p.groups[g.group] if g.group is not None else None
+            merged.setdefault(key, []).extend(grp.pods if grp else [])
+            first.setdefault(key, (e, grp))
+    for key, pods in merged.items():
+        e, grp = first[key]
+        allowed = [c.index for c in p.classes if c.index not in e.classes]
+        who = _names(pods) if pods else "the pods"
+        if e.detail and allowed:
+            msg = f"{who} must run in {_zones_of(p, allowed)} ({e.detail})"
+        elif e.detail:
+            msg = f"{who} fits no node: {e.reason} ({e.detail})"
+        elif not allowed:
+            msg = f"{who}: {e.plugin} rejects every node ({e.reason})"
+        else:
+            msg = f"{who}: {e.plugin} rejects {_places(p, e.classes)} ({e.reason})"
+        objects = e.objects if (e.objects and len(pods) <= 1) else [f"Pod {k}" for k in pods]
+        out.append({"constraint": e.plugin, "objects": objects, "message": msg})
+    for g in core:
+        if g.kind == "capacity":
+            zone = g.ref or "nodes without a zone"
+            cls = [c for c in p.classes if c.zone == g.ref]
+            room = []
+            for grp in p.groups:
+                n = sum(c.size * c.cap[grp.index] for c in cls)
+                room.append(f"{n} more pod(s) like {grp.pods[0]}")
+            out.append(
+                {
+                    "constraint": "NodeResourcesFit",
+                    "objects": [f"Node {n}" for c in cls for n in c.nodes][:20],
+                    "message": f"{zone} has room for only " + "; ".join(room) + " (cpu, memory, pods)",
+                }
+            )
+    others = [g for g in core if g.kind in ("spread", "affinity")]
+    antis: dict[str, list] = {}
+    for g in core:
+        if g.kind == "anti":
+            antis.setdefault(g.ref.source, []).append(g.ref)
+    for source, items in antis.items():
+        groups = sorted({x for a in items for x in (a.a, a.b)})
+        pods = [k for gi in groups for k in p.groups[gi].pods]
+        a = items[0]
+        doms = "node" if a.per_node else a.topology_key
+        msg = f"required anti-affinity ({a.topology_key}): {_names(pods)} may not share a {doms}"
+        out.append({"constraint": "InterPodAffinity", "objects": [source], "message": msg})
+    for g in others:
+        counter = solve(built, opts, enabled=[x for x in core if x is not g])
+        if g.kind == "spread":
+            out.append(_spread_message(built, g.ref, counter.x if counter.status == "feasible" else None, ctx))
+        else:
+            f = g.ref
+            out.append(
+                {
+                    "constraint": "InterPodAffinity",
+                    "objects": [f.source],
+                    "message": f"required pod affinity ({f.topology_key}): every pod of {p.groups[f.carrier].name} needs a matching pod in its domain"
+                    + (f" (existing in: {', '.join(f.existing_domains)})" if f.existing_domains else " (none exists yet)"),
+                }
+            )
+    return out
+
+
+def _places(problem: Problem, classes: list[int]) -> str:
+    """Zones whose every node is listed, else node names (at most 8)."""
+    chosen = set(classes)
+    parts: list[str] = []
+    by_zone: dict[str, list[int]] = {}
+    for c in problem.classes:
+        by_zone.setdefault(c.zone, []).append(c.index)
+    for zone, cls in sorted(by_zone.items()):
+        if zone and all(ci in chosen for ci in cls):
+            parts.append(zone)
+        else:
+            parts.extend(n for ci in cls if ci in chosen for n in problem.classes[ci].nodes)
+    text = ", ".join(parts[:8])
+    return text + (f" and {len(parts) - 8} more" if len(parts) > 8 else "")
+
+
+def _names(pods: list[str]) -> str:
+    short = [k.split("/", 1)[1] for k in pods]
+    if len(short) <= 4:
+        return ", ".join(short)
+    return f"{len(short)} pods ({', '.join(short[:3])}, ...)"
+
+
+def _pods_phrase(grp: Group | None) -> str:
+    if grp is None:
+        return "the pods"
+    if grp.count == 1:
+        return grp.pods[0].split("/", 1)[1]
+    return f"{grp.count} pods ({', '.join(k.split('/', 1)[1] for k in grp.pods[:3])}{', ...' if grp.count > 3 else ''})"
+
+
+def _spread_message(built: Built, s: Spread, x: dict[tuple[int, int], int] | None, ctx: Context | None = None) -> dict:
+    p = built.problem
+    base = f"topology spread ({s.topology_key}, maxSkew {s.max_skew}, selector {s.selector})"
+    objects = [s.source]
+    if x is None:
+        return {"constraint": "PodTopologySpread", "objects": objects, "message": base + " cannot be met"}
+    if s.per_node:
+        counts: dict[str, int] = {}
+        for c in p.classes:
+            if c.index not in s.eligible:
+                continue
+            t = sum(x.get((g, c.index), 0) for g in s.matchers)
+            e = s.existing_per_node.get(c.index, 0)
+            for i, n in enumerate(c.nodes):
+                # name the domain (the node's value of the key; for hostname that is the node)
+                ni = ctx.cluster.by_name.get(n) if ctx is not None else None
+                label = ni.node.labels.get(s.topology_key, n) if ni is not None else n
+                counts[label] = e + t // c.size + (1 if i < t % c.size else 0)
+    else:
+        counts = {d: s.existing.get(d, 0) for d in s.domains}
+        for c in p.classes:
+            if c.index in s.eligible:
+                d = c.domains.get(s.topology_key)
+                if d in counts:
+                    counts[d] += sum(x.get((g, c.index), 0) for g in s.matchers)
+    if not counts:
+        return {"constraint": "PodTopologySpread", "objects": objects, "message": base + ": no eligible domain"}
+    gmin = 0 if s.forced_zero_min else min(counts.values())
+    hi = max(counts, key=lambda d: (counts[d], d))
+    lo = min(counts, key=lambda d: (counts[d], d))
+    skew = counts[hi] - gmin
+    where_min = f"minDomains {s.min_domains} > {len(counts)} eligible domains, so the minimum is 0" if s.forced_zero_min else f"{lo} holds {counts[lo]}"
+    msg = (
+        f"{hi} would then hold {counts[hi]} pod(s) matching {s.selector} while {where_min}: "
+        f"skew {skew} > maxSkew {s.max_skew} ({s.topology_key})"
+    )
+    if skew <= s.max_skew:
+        msg = f"{base}: every placement that satisfies the other constraints breaks it while pods arrive one at a time (counts at the end: " + ", ".join(f"{d}={n}" for d, n in sorted(counts.items())) + ")"
+    return {"constraint": "PodTopologySpread", "objects": objects, "message": msg}

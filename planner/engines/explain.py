@@ -1,0 +1,154 @@
+"""What explain answers: every filter plugin on every node for one pod, as kube-scheduler sees it,
+with what the spread constraints counted and each volume's chain (PVC -> PV -> topology)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.domain import Pod
+from planner.engines.workloads import base_cluster
+from planner.scheduler import runtime
+from planner.scheduler.framework import ClusterState
+from planner.snapshot import Snapshot
+
+
+def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None) -> dict:
+    """The explanation of ``target`` against ``snap`` (the pod itself is taken out of the cluster)."""
+    notes = list(notes or [])
+    cluster = base_cluster(snap).clone()
+    existing = snap.pods.get(target.key)
+    if existing is not None and existing.assigned and existing.spec.node_name in cluster.by_name:
+        cluster.remove_pod(existing)
+        notes.append(
+            f"pod {target.key} runs on {existing.spec.node_name}; explained as if it were scheduled again "
+            "(evicted and recreated with the same spec and volumes)"
+        )
+    if target.spec.node_name:
+        target = _unbound(target)
+    ev = runtime.evaluate(target, cluster)
+    nodes = []
+    for res in ev.nodes:
+        ni = cluster.by_name[res.name]
+        nodes.append(
+            {
+                "name": res.name,
+                "zone": ni.node.zone,
+                "feasible": res.feasible,
+                "failures": [
+                    {"plugin": st.plugin, "reason": st.message, "detail": _detail(ev, st.plugin, target, ni)} for st in res.failures
+                ],
+            }
+        )
+    return {
+        "pod": target.key,
+        "schedulable": ev.schedulable,
+        "summary": ev.summary(),
+        "feasible_nodes": ev.feasible_nodes,
+        "prefilter": [{"plugin": st.plugin, "reason": st.message} for st in ev.prefilter_failures],
+        "nodes": nodes,
+        "spread": _spread_details(ev, cluster),
+        "volumes": _volume_details(ev),
+        "notes": notes,
+    }
+
+
+def _detail(ev: runtime.Evaluation, plugin: str, pod: Pod, ni: Any) -> str:
+    """What the upstream reason leaves out, for people: the taint, the skew, the shortfall."""
+    from planner.scheduler.plugins.noderesources import fit as noderesourcesfit
+    from planner.scheduler.plugins.podtopologyspread import filtering as podtopologyspread
+    from planner.scheduler.plugins.tainttoleration import filtering as tainttoleration
+
+    state = ev.states.get(plugin)
+    node = ni.node
+    if plugin == tainttoleration.NAME and isinstance(state, tuple):
+        t = tainttoleration.untolerated_taint(state, node)
+        return f"taint {t.key}={t.value}:{t.effect}" if t is not None else ""
+    if plugin == podtopologyspread.NAME and isinstance(state, podtopologyspread.PreFilterState):
+        parts = []
+        for c, skew in podtopologyspread.skew_if_placed(state, node):
+            if skew is None:
+                parts.append(f"node has no {c.topology_key} label")
+            elif skew > c.max_skew:
+                dom = node.labels.get(c.topology_key)
+                parts.append(f"{c.topology_key}={dom}: {c.counts.get(dom or '', 0)} matching + {c.self_match} - min {c.global_min} = skew {skew} > maxSkew {c.max_skew}")
+        return "; ".join(parts)
+    if plugin == noderesourcesfit.NAME:
+        parts = []
+        for r, q in sorted(pod.spec.requests.items()):
+            free = node.allocatable.get(r, 0) - ni.requested.get(r, 0)
+            if q > 0 and q > free:
+                parts.append(f"{r}: requests {_fmt(r, q)}, free {_fmt(r, free)}")
+        if len(ni.pods) + 1 > node.allocatable.get("pods", 0):
+            parts.append(f"pods: {len(ni.pods)} of {node.allocatable.get('pods', 0)}")
+        return "; ".join(parts)
+    return ""
+
+
+def _fmt(resource: str, v: int) -> str:
+    if resource == "cpu":
+        return f"{v}m"
+    if resource in ("memory", "ephemeral-storage") and abs(v) >= 1024**2:
+        return f"{v / 1024**3:.1f}Gi" if abs(v) >= 1024**3 else f"{v // 1024**2}Mi"
+    return str(v)
+
+
+def _unbound(p: Pod) -> Pod:
+    from dataclasses import replace
+
+    return replace(p, spec=replace(p.spec, node_name=""), phase="Pending")
+
+
+def _spread_details(ev: runtime.Evaluation, cluster: ClusterState) -> list[dict]:
+    """What PodTopologySpread's PreFilter counted, per DoNotSchedule constraint."""
+    from planner.scheduler.plugins.podtopologyspread import filtering as pts
+
+    state = ev.states.get(pts.NAME)
+    if not isinstance(state, pts.PreFilterState):
+        return []
+    out = []
+    for c in state.constraints:
+        skew = {}
+        for ni in cluster.node_infos:
+            k = c.skew_on(ni.node)
+            skew[ni.name] = k
+        out.append(
+            {
+                "topology_key": c.topology_key,
+                "max_skew": c.max_skew,
+                "when_unsatisfiable": c.constraint.when_unsatisfiable,
+                "selector": str(c.selector) if c.selector is not None else "<nothing>",
+                "match_label_keys": list(c.constraint.match_label_keys),
+                "min_domains": c.constraint.min_domains,
+                "node_affinity_policy": c.node_affinity_policy,
+                "node_taints_policy": c.node_taints_policy,
+                "self_match": bool(c.self_match),
+                "counts": dict(sorted(c.counts.items())),
+                "eligible_domains": c.eligible_domains,
+                "global_min": c.global_min,
+                "skew": skew,
+            }
+        )
+    return out
+
+
+def _volume_details(ev: runtime.Evaluation) -> list[dict]:
+    """VolumeBinding's chains: PVC -> PV (or provisioning) -> the topology it allows."""
+    from planner.scheduler.plugins.volumebinding import filtering as vb
+
+    state = ev.states.get(vb.NAME)
+    claims = getattr(state, "claims", None)
+    if not claims:
+        return []
+    return [
+        {
+            "volume": c.volume,
+            "claim": c.pvc,
+            "pv": c.pv,
+            "storage_class": c.storage_class,
+            "bound": c.bound,
+            "binding": c.binding,
+            "topology": c.topology,
+            "chain": str(c),
+        }
+        for c in claims
+    ]

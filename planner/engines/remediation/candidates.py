@@ -1,0 +1,884 @@
+"""Candidate actions: what could be changed, derived from why the goal fails.
+
+The failure names the constraint groups (check's minimal explanation for replica goals, the
+stuck pods' filter reasons for transitions): spread constraints, volume pins, anti-affinity,
+capacity.  Each group suggests the changes below; every one is only a candidate until
+planner.engines.remediation.search has applied its patches and verified the goal.
+
+Upstream semantics the patches rely on:
+
+* ``whenUnsatisfiable: ScheduleAnyway`` makes a spread constraint a scoring preference only
+  (kube-scheduler podtopologyspread/filtering.go filters DoNotSchedule constraints only);
+  ``minDomains`` is only valid with DoNotSchedule (validation.go validateMinDomains), so it is
+  removed in the same patch.
+* ``matchLabelKeys`` (spread: KEP-3243, beta and on by default since v1.27; pod (anti-)affinity:
+  KEP-3633, GA in v1.33): the values of the incoming pod's labels for these keys are ANDed into
+  the selector, so with ``pod-template-hash`` (Deployments) or ``controller-revision-hash``
+  (StatefulSets) each revision is counted on its own.  A key may not also appear in the
+  labelSelector (ValidateMatchLabelKeysAndMismatchLabelKeys).
+* Any change under ``spec.template`` is a new revision: the Deployment controller rolls every
+  pod (a new ReplicaSet), the StatefulSet controller replaces every pod, highest ordinal first
+  (stateful_set_control.go).  Pods still running the old template keep their old terms: their
+  required anti-affinity still repels the new pods (InterPodAffinity checks existing pods' terms).
+* ``spec.strategy.rollingUpdate`` (deployment/util: maxSurge rounds up, maxUnavailable down;
+  both 0 is invalid); ``Recreate`` stops every pod before creating new ones.
+* ``podManagementPolicy`` is immutable (apps validation ValidateStatefulSetUpdate allows only
+  replicas, template, updateStrategy, minReadySeconds, persistentVolumeClaimRetentionPolicy and
+  ordinals to change): the StatefulSet is deleted with ``--cascade=orphan`` (its pods stay,
+  without owner) and created again; the new object adopts the pods its selector matches.
+* ``persistentVolumeClaimRetentionPolicy.whenScaled: Delete`` (KEP-1847, GA in v1.32): the claims
+  of pods removed by a scale-down are deleted with them.
+* Deleting a claim: with reclaim policy ``Delete`` the PV and its disk are deleted too; setting
+  ``persistentVolumeReclaimPolicy: Retain`` first keeps the volume (Released) for recovery
+  ("Change the Reclaim Policy of a PersistentVolume", kubernetes.io docs).  The claim goes once
+  no pod uses it (kubernetes.io/pvc-protection finalizer); the StatefulSet controller then
+  creates the pod and a new claim from the volumeClaimTemplate (stateful_pod_control.go
+  createMissingPersistentVolumeClaims), bound wherever the pod is scheduled.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import shlex
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from planner.controllers.intstr import scaled_value
+from planner.domain import (
+    CONTROLLER_LABELS,
+    LABEL_CONTROLLER_REVISION_HASH,
+    LABEL_HOSTNAME,
+    LABEL_POD_TEMPLATE_HASH,
+    LABEL_ZONE,
+    Deployment,
+    Node,
+    StatefulSet,
+)
+from planner.engines.remediation.actions import Action, Cost, ObjectPatch
+from planner.engines.remediation.jsonpatch import escape
+from planner.engines.remediation.verify import Goal, pod_identity
+from planner.engines.workloads import WorkloadRef, find_workload, is_running
+from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
+from planner.snapshot import Snapshot
+
+# label keys that scope a selector to one release of an app, most specific first
+SCOPING_KEYS = (
+    "release",
+    "app.kubernetes.io/instance",
+    "version",
+    "app.kubernetes.io/version",
+    "color",
+    "colour",
+    "track",
+    "slot",
+    "deployment",
+)
+MAX_ADDED_PER_ZONE = 3
+TSC = "/spec/template/spec/topologySpreadConstraints"
+ANTI = "/spec/template/spec/affinity/podAntiAffinity"
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+@dataclass
+class Failure:
+    """Why the goal fails, as the candidates need it."""
+
+    plugins: set[str] = field(default_factory=set)
+    pinned: list[tuple[str | None, str]] = field(default_factory=list)  # (pod key or None, claim key)
+    text: str = ""
+    stuck: list[str] = field(default_factory=list)  # replay goals: the workloads of the stuck pods (str(ref))
+
+
+@dataclass
+class Context:
+    """The workload whose objects the candidates change: the goal's, or (replay goals) each
+    workload involved in the steps.  ``manifest``: the workload does not exist yet, a ``create:``
+    step of the replay makes it from this manifest (``built``: as the replay reads it), so its
+    candidates change that manifest before it is applied (``create`` patches: the corrected
+    object) and restart nothing."""
+
+    snap: Snapshot
+    goal: Goal
+    failure: Failure
+    target: WorkloadRef | None = None
+    manifest: dict | None = None
+    built: Deployment | StatefulSet | None = None
+    step: int = 0
+
+    @property
+    def ref(self) -> WorkloadRef:
+        return self.target or self.goal.ref
+
+    @property
+    def obj(self) -> Deployment | StatefulSet:
+        if self.manifest is not None and self.built is not None:
+            return self.built
+        return find_workload(self.snap, self.ref)
+
+    @property
+    def raw(self) -> dict:
+        if self.manifest is not None:
+            return self.manifest
+        return self.snap.raw[(self.ref.kind, self.ref.key)]
+
+    @property
+    def resource(self) -> str:
+        return self.ref.kind.lower()
+
+    @property
+    def running(self) -> int:
+        if self.manifest is not None:
+            return 0
+        return sum(1 for p in self.snap.owned_pods(self.ref.kind, self.ref.key) if is_running(p))
+
+    @property
+    def revision_key(self) -> str:
+        return LABEL_POD_TEMPLATE_HASH if self.ref.kind == "Deployment" else LABEL_CONTROLLER_REVISION_HASH
+
+    def domains(self, key: str) -> int:
+        return len({n.labels[key] for n in self.snap.nodes.values() if key in n.labels})
+
+    def workload_patch(self, ops: list[Any]) -> ObjectPatch:
+        return ObjectPatch(self.ref.kind, self.ref.namespace, self.ref.name, "json", ops)
+
+    def roll_effect(self) -> str:
+        what = "ReplicaSet" if self.ref.kind == "Deployment" else "revision"
+        return (
+            f"changes the pod template: rolls every pod of {self.ref.kind} {self.ref.key} (a new {what}; "
+            f"{self.running} running pod(s) are replaced under the update strategy)"
+        )
+
+
+def generate(ctx: Context, nodes: bool = True) -> list[Action]:
+    """Every candidate for the goal, cheapest variant of each family first.  ``nodes``: include
+    add-nodes (a replay goal asks for them once, not per workload)."""
+    out: list[Action] = []
+    plugins = ctx.failure.plugins
+    if "PodTopologySpread" in plugins:
+        out += spread_candidates(ctx)
+    if "InterPodAffinity" in plugins:
+        out += anti_affinity_candidates(ctx)
+    if plugins & {"VolumeBinding", "VolumeZone"} and ctx.manifest is None:
+        out += delete_pvc_candidates(ctx)
+    if ctx.ref.kind == "Deployment":
+        out += strategy_candidates(ctx)
+    if ctx.ref.kind == "StatefulSet" and ctx.goal.kind in ("replicas", "scale"):
+        out += pod_management_candidates(ctx)
+        out += retention_candidates(ctx)
+    if nodes and _nodes_may_help(ctx):
+        out += add_nodes_candidates(ctx)
+    if ctx.manifest is not None:
+        out = [manifest_action(ctx, a) for a in out]
+    return out
+
+
+def replay_generate(snap: Snapshot, goal: Goal, failure: Failure, steps: list, watch: list[WorkloadRef]) -> list[Action]:
+    """Candidates of a replay goal: those of every workload involved in the steps, the ones in
+    the snapshot (patches, as for any goal) and the ones a ``create:`` step makes (their
+    manifests, corrected before they are applied); add-nodes once, for the workload of the first
+    stuck pod.  Families and conflicts are per workload."""
+    from planner.engines.remediation.verify import step_objects
+
+    made = step_objects(goal)
+    built = {(kind, key): obj for st in steps if st.kind == "create" for kind, key, obj in st.args["objects"]}
+    contexts: list[Context] = []
+    for ref in watch:
+        if ref.key in (snap.deployments if ref.kind == "Deployment" else snap.statefulsets):
+            contexts.append(Context(snap, goal, failure, target=ref))
+        elif (ref.kind, ref.key) in made and (ref.kind, ref.key) in built:
+            n, manifest = made[(ref.kind, ref.key)]
+            contexts.append(Context(snap, goal, failure, target=ref, manifest=manifest, built=built[(ref.kind, ref.key)], step=n))
+    if not contexts:
+        return []
+    nodes_for = next((c for c in contexts if str(c.ref) in failure.stuck), contexts[0])
+    out: list[Action] = []
+    for c in contexts:
+        for a in generate(c, nodes=c is nodes_for):
+            if a.type != "add-nodes":
+                a.family = f"{c.ref}|{a.family}"
+                if not a.conflict.startswith("manifest:"):
+                    a.conflict = f"{c.ref}|{a.conflict}"
+            out.append(a)
+    return out
+
+
+def manifest_action(ctx: Context, a: Action) -> Action:
+    """``a``, made for a workload that a ``create:`` step makes, as a change of that step's
+    manifest: the JSON patch ops on the workload are applied to the manifest and the corrected
+    object is a ``create`` patch (the object the step will create); ``params.manifest_patch``
+    holds the ops, which ``kubectl patch --local -f MANIFEST --type json`` applies to the user's
+    own file.  Nothing runs yet: nothing restarts."""
+    from planner.engines.remediation.jsonpatch import apply_json_patch
+
+    if a.type == "add-nodes":
+        return a
+    body = copy.deepcopy(ctx.manifest) or {}
+    ops: list[Any] = []
+    rest: list[ObjectPatch] = []
+    for p in a.patches:
+        if p.type == "json" and (p.kind, p.namespace, p.name) == (ctx.ref.kind, ctx.ref.namespace, ctx.ref.name):
+            body = apply_json_patch(body, p.body)
+            ops += p.body
+        else:
+            rest.append(p)
+    create = ObjectPatch(ctx.ref.kind, ctx.ref.namespace, ctx.ref.name, "create", body)
+    where = f"step {ctx.step} of {ctx.goal.source or 'the steps'}"
+    opsj = json.dumps(ops, separators=(",", ":"), ensure_ascii=False)
+    commands = [
+        f"# {ctx.ref} does not exist yet: {where} creates it. Change its manifest before it is applied:",
+        f"# kubectl patch --local -f YOUR-{ctx.ref.name.upper()}-MANIFEST.yaml --type json -p {shlex.quote(opsj)} -o yaml",
+        f"# the corrected object, for {where}: {create.kubectl()}",
+    ]
+    effects = [e for e in a.side_effects if not e.startswith("changes the pod template")]
+    effects.insert(0, f"changes the {ctx.ref.name} manifest before it is applied ({where}); nothing running is restarted")
+    return replace(
+        a,
+        summary=f"change the {ctx.ref.name} manifest before it is applied ({where}): {a.summary}",
+        patches=[create, *rest],
+        commands=commands,
+        cost=replace(a.cost, pods_restarted=0),
+        side_effects=effects,
+        params={**a.params, "manifest_patch": ops, "step": ctx.step},
+        conflict=f"manifest:{ctx.ref}",
+        rolls_template=False,
+    )
+
+
+# --------------------------------------------------------------------------- spread
+
+
+def _selector_keys(sel: Any) -> set[str]:
+    if not isinstance(sel, dict):
+        return set()
+    keys = set((sel.get("matchLabels") or {}).keys())
+    keys |= {e.get("key") for e in sel.get("matchExpressions") or [] if isinstance(e, dict)}
+    return keys
+
+
+def _scoping_keys(ctx: Context, selector: Any, exclude: set[str]) -> list[str]:
+    """Template label keys that would scope ``selector`` to this workload: those that leave out
+    pods of other workloads it counts now, else the conventional release/version/colour keys."""
+    labels = dict(ctx.obj.template.labels)
+    candidates = [k for k in labels if k not in exclude and k not in CONTROLLER_LABELS]
+    if not candidates:
+        return []
+    from planner.convert import label_selector as convert_selector
+
+    try:
+        sel = convert_selector(selector) if selector is not None else None
+    except Exception:  # a selector validation accepted but we cannot read: no narrowing
+        sel = None
+    own = {p.key for p in ctx.snap.owned_pods(ctx.ref.kind, ctx.ref.key)}
+    foreign = [
+        p
+        for p in ctx.snap.pods_of_namespace(ctx.ref.namespace)
+        if sel is not None and p.key not in own and not p.terminal and sel.matches(p.labels)
+    ]
+    useful = [k for k in candidates if foreign and any(p.labels.get(k) != labels[k] for p in foreign)]
+    conventional = [k for k in SCOPING_KEYS if k in candidates and k not in useful]
+    return (useful + conventional)[:3]
+
+
+def spread_candidates(ctx: Context) -> list[Action]:
+    out: list[Action] = []
+    spec = (ctx.raw.get("spec") or {}).get("template", {}).get("spec") or {}
+    tscs = spec.get("topologySpreadConstraints") or []
+    for i, c in enumerate(tscs):
+        if not isinstance(c, dict) or c.get("whenUnsatisfiable") != "DoNotSchedule":
+            continue
+        key, skew = str(c.get("topologyKey")), int(c.get("maxSkew") or 1)
+        base = f"{TSC}/{i}"
+        guard: list[Any] = [
+            {"op": "test", "path": f"{base}/topologyKey", "value": key},
+            {"op": "test", "path": f"{base}/whenUnsatisfiable", "value": "DoNotSchedule"},
+        ]
+        where = f"topologySpreadConstraints[{i}] ({key})"
+        soft = max(2, ctx.domains(key))
+        restarts = ctx.running
+        # set-when-unsatisfiable
+        if not any(isinstance(o, dict) and o.get("topologyKey") == key and o.get("whenUnsatisfiable") == "ScheduleAnyway" for o in tscs):
+            ops = list(guard)
+            changes = 1
+            if "minDomains" in c:
+                ops += [{"op": "test", "path": f"{base}/minDomains", "value": c["minDomains"]}, {"op": "remove", "path": f"{base}/minDomains"}]
+                changes += 1
+            ops.append({"op": "replace", "path": f"{base}/whenUnsatisfiable", "value": "ScheduleAnyway"})
+            out.append(
+                _template_action(
+                    ctx,
+                    "set-when-unsatisfiable",
+                    f"make {where} of {ctx.ref} a preference: whenUnsatisfiable DoNotSchedule -> ScheduleAnyway",
+                    ops,
+                    Cost(spread_weakened=soft, label_changes=changes, pods_restarted=restarts),
+                    [f"the spread on {key} is no longer enforced: kube-scheduler only prefers nodes that lower the skew"]
+                    + (["minDomains is removed (valid only with DoNotSchedule)"] if "minDomains" in c else []),
+                    {"topologyKey": key, "whenUnsatisfiable": "ScheduleAnyway"},
+                    family=f"swu:{i}",
+                    conflict=f"spread:{i}",
+                )
+            )
+        # raise-max-skew: a ladder, the smallest value that works wins
+        for new in (skew + 1, skew + 2, skew + 3):
+            ops = guard + [
+                {"op": "test", "path": f"{base}/maxSkew", "value": skew},
+                {"op": "replace", "path": f"{base}/maxSkew", "value": new},
+            ]
+            out.append(
+                _template_action(
+                    ctx,
+                    "raise-max-skew",
+                    f"allow more imbalance on {key}: {where} maxSkew {skew} -> {new}",
+                    ops,
+                    Cost(spread_weakened=new - skew, label_changes=1, pods_restarted=restarts),
+                    [f"pods of {ctx.ref} may be up to {new} apart between {key} domains (was {skew})"],
+                    {"topologyKey": key, "maxSkew": new},
+                    family=f"rms:{i}",
+                    conflict=f"spread:{i}",
+                )
+            )
+        selector = c.get("labelSelector")
+        in_selector = _selector_keys(selector)
+        mlk = list(c.get("matchLabelKeys") or [])
+        labels = dict(ctx.obj.template.labels)
+        # narrow-spread-selector
+        if isinstance(selector, dict):
+            for k in _scoping_keys(ctx, selector, in_selector | set(mlk)):
+                add: dict[str, Any]
+                if "matchLabels" in selector:
+                    add = {"op": "add", "path": f"{base}/labelSelector/matchLabels/{escape(k)}", "value": labels[k]}
+                else:
+                    add = {"op": "add", "path": f"{base}/labelSelector/matchLabels", "value": {k: labels[k]}}
+                ops = guard + [{"op": "test", "path": f"{base}/labelSelector", "value": selector}, add]
+                out.append(
+                    _template_action(
+                        ctx,
+                        "narrow-spread-selector",
+                        f"scope {where} of {ctx.ref} to its own pods: add {k}={labels[k]} to the labelSelector",
+                        ops,
+                        Cost(label_changes=1, pods_restarted=restarts),
+                        [f"pods without {k}={labels[k]} (other releases of the app) no longer count for this spread"],
+                        {"topologyKey": key, "add_match_labels": {k: labels[k]}},
+                        family=f"nss:{i}:{k}",
+                        conflict=f"spread:{i}",
+                    )
+                )
+                out[-1].group = "|".join((ctx.ref.namespace, key, json.dumps(selector, sort_keys=True), k))
+        # add-match-label-keys
+        for k in [ctx.revision_key] + _scoping_keys(ctx, selector, in_selector | set(mlk) | {ctx.revision_key}):
+            if k in mlk or k in in_selector:
+                continue
+            if mlk:
+                ops = guard + [{"op": "test", "path": f"{base}/matchLabelKeys", "value": mlk}, {"op": "add", "path": f"{base}/matchLabelKeys/-", "value": k}]
+            else:
+                ops = guard + [{"op": "add", "path": f"{base}/matchLabelKeys", "value": [k]}]
+            what = "each revision is spread on its own" if k == ctx.revision_key else f"only pods with the same {k} count"
+            out.append(
+                _template_action(
+                    ctx,
+                    "add-match-label-keys",
+                    f"add matchLabelKeys [{k}] to {where} of {ctx.ref}: {what}",
+                    ops,
+                    Cost(label_changes=1, pods_restarted=restarts),
+                    [f"pods with another value of {k} no longer count for this spread"],
+                    {"topologyKey": key, "keys": [k]},
+                    family=f"mlk:{i}:{k}",
+                    conflict=f"spread:{i}",
+                )
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- anti-affinity
+
+
+def anti_affinity_candidates(ctx: Context) -> list[Action]:
+    out: list[Action] = []
+    spec = (ctx.raw.get("spec") or {}).get("template", {}).get("spec") or {}
+    anti = ((spec.get("affinity") or {}).get("podAntiAffinity")) or {}
+    required = anti.get(REQUIRED) or []
+    preferred = anti.get(PREFERRED)
+    for j, term in enumerate(required):
+        if not isinstance(term, dict):
+            continue
+        key = str(term.get("topologyKey"))
+        where = f"podAntiAffinity.required[{j}] ({key})"
+        # relax-anti-affinity: required -> preferred (weight 100)
+        if len(required) == 1:
+            ops = [{"op": "test", "path": f"{ANTI}/{REQUIRED}", "value": required}, {"op": "remove", "path": f"{ANTI}/{REQUIRED}"}]
+        else:
+            ops = [{"op": "test", "path": f"{ANTI}/{REQUIRED}/{j}", "value": term}, {"op": "remove", "path": f"{ANTI}/{REQUIRED}/{j}"}]
+        moved = {"weight": 100, "podAffinityTerm": term}
+        if isinstance(preferred, list):
+            ops.append({"op": "add", "path": f"{ANTI}/{PREFERRED}/-", "value": moved})
+        else:
+            ops.append({"op": "add", "path": f"{ANTI}/{PREFERRED}", "value": [moved]})
+        out.append(
+            _template_action(
+                ctx,
+                "relax-anti-affinity",
+                f"make {where} of {ctx.ref} preferred (weight 100) instead of required",
+                ops,
+                Cost(spread_weakened=max(2, ctx.domains(key)), label_changes=1, pods_restarted=ctx.running),
+                [
+                    f"pods of {ctx.ref} may share a {key} domain when there is no other room (a failure there takes several)",
+                    "pods still running the old template keep the required term and repel new pods until they are replaced",
+                ],
+                {"topologyKey": key, "weight": 100},
+                family=f"raa:{j}",
+                conflict=f"anti:{j}",
+            )
+        )
+        # add-match-label-keys on the term: each revision repels only its own pods
+        sel = term.get("labelSelector")
+        mlk = list(term.get("matchLabelKeys") or [])
+        k = ctx.revision_key
+        if isinstance(sel, dict) and k not in mlk and k not in _selector_keys(sel):
+            base = f"{ANTI}/{REQUIRED}/{j}"
+            guard: list[Any] = [{"op": "test", "path": f"{base}/topologyKey", "value": key}, {"op": "test", "path": f"{base}/labelSelector", "value": sel}]
+            if mlk:
+                ops = guard + [{"op": "test", "path": f"{base}/matchLabelKeys", "value": mlk}, {"op": "add", "path": f"{base}/matchLabelKeys/-", "value": k}]
+            else:
+                ops = guard + [{"op": "add", "path": f"{base}/matchLabelKeys", "value": [k]}]
+            out.append(
+                _template_action(
+                    ctx,
+                    "add-match-label-keys",
+                    f"add matchLabelKeys [{k}] to {where} of {ctx.ref}: pods repel only pods of their own revision",
+                    ops,
+                    Cost(label_changes=1, pods_restarted=ctx.running),
+                    ["during a rollout an old and a new pod may share a domain"],
+                    {"topologyKey": key, "keys": [k], "term": "podAntiAffinity"},
+                    family=f"mlka:{j}",
+                    conflict=f"anti:{j}",
+                )
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- volumes
+
+
+def delete_pvc_candidates(ctx: Context) -> list[Action]:
+    out: list[Action] = []
+    obj = ctx.obj
+    if not isinstance(obj, StatefulSet):
+        return out  # a Deployment's claim is named in its template: deleting it cannot move the pod
+    prefixes = tuple(f"{t.name}-{obj.name}-" for t in obj.volume_claim_templates)
+    seen: set[str] = set()
+    for pod_key, claim_key in ctx.failure.pinned:
+        if claim_key in seen:
+            continue
+        seen.add(claim_key)
+        pvc = ctx.snap.pvcs.get(claim_key)
+        if pvc is None or not pvc.name.startswith(prefixes):
+            continue
+        patches: list[ObjectPatch] = []
+        commands = [f"kubectl get pvc {pvc.name} -n {pvc.namespace} -o yaml > pvc-{pvc.name}.backup.yaml"]
+        effects: list[str] = []
+        pv = ctx.snap.pvs.get(pvc.volume_name) if pvc.volume_name else None
+        changes = 0
+        if pv is not None:
+            if pv.reclaim_policy != "Retain":
+                ops = [
+                    {"op": "test", "path": "/spec/persistentVolumeReclaimPolicy", "value": pv.reclaim_policy},
+                    {"op": "replace", "path": "/spec/persistentVolumeReclaimPolicy", "value": "Retain"},
+                ]
+                p = ObjectPatch("PersistentVolume", None, pv.name, "json", ops)
+                patches.append(p)
+                commands.append(p.kubectl())
+                changes += 1
+                effects.append(
+                    f"deletes the data on PV {pv.name} unless its reclaim policy is set to Retain first (the first patch does; "
+                    f"the PV is then kept, Released, until you delete it)"
+                )
+            else:
+                effects.append(f"PV {pv.name} has reclaim policy Retain: it is kept (Released) with the old data until you delete it")
+        raw_pvc = ctx.snap.raw.get(("PersistentVolumeClaim", claim_key))
+        patches.append(ObjectPatch("PersistentVolumeClaim", pvc.namespace, pvc.name, "delete", raw_pvc))
+        commands.append(f"kubectl delete pvc {pvc.name} -n {pvc.namespace} --wait=false")
+        pod = ctx.snap.pods.get(pod_key) if pod_key else None
+        if pod is not None:
+            patches.append(ObjectPatch("Pod", pod.namespace, pod.name, "delete", ctx.snap.raw.get(("Pod", pod.key)) or pod_identity(pod)))
+            commands.append(f"kubectl delete pod {pod.name} -n {pod.namespace}")
+            effects.append(f"pod {pod.key} is recreated by the StatefulSet controller with a new, empty claim {pvc.name}")
+        commands.append(f"kubectl wait --for=delete pvc/{pvc.name} -n {pvc.namespace} --timeout=300s")
+        effects.append(
+            "if the controller recreates the pod before the old claim is gone, the pod waits for it: delete the pod once more "
+            "after the claim is gone"
+        )
+        where = pod.name if pod is not None else f"ordinal {pvc.name.rsplit('-', 1)[-1]}"
+        out.append(
+            Action(
+                type="delete-pvc",
+                target=f"persistentvolumeclaim/{claim_key}",
+                summary=f"delete PVC {claim_key}" + (f" and pod {pod.key}" if pod is not None else "")
+                + f": the StatefulSet controller recreates {where} with a new volume wherever it can be scheduled",
+                patches=patches,
+                commands=commands,
+                cost=Cost(data_loss=1, label_changes=changes, pods_restarted=1 if pod is not None and is_running(pod) else 0),
+                side_effects=effects,
+                params={"claim": claim_key, "pv": pv.name if pv else None},
+                family=f"dpvc:{claim_key}",
+                conflict=f"dpvc:{claim_key}",
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- rollout strategy
+
+
+def _percent(k: int, total: int) -> str:
+    return f"{math.ceil(100 * k / total)}%"
+
+
+def strategy_candidates(ctx: Context) -> list[Action]:
+    obj = ctx.obj
+    assert isinstance(obj, Deployment)
+    raw_strategy = (ctx.raw.get("spec") or {}).get("strategy") or {}
+    if raw_strategy.get("type") != "RollingUpdate" or obj.rolling_update is None:
+        return []
+    r = ctx.goal.replicas if ctx.goal.kind in ("replicas", "scale") and ctx.goal.replicas else obj.replicas
+    if r <= 0:
+        return []
+    ru = raw_strategy.get("rollingUpdate") or {}
+    s, u = ru.get("maxSurge"), ru.get("maxUnavailable")
+    su = scaled_value(s, r, True)
+    uu = scaled_value(u, r, False)
+    out: list[Action] = []
+    head: list[Any] = [{"op": "test", "path": "/spec/strategy/type", "value": "RollingUpdate"}]
+    for k in (uu + 1, uu + 2):
+        if k > r:
+            break
+        value: int | str = _percent(k, r) if isinstance(u, str) else k
+        ops = head + [
+            {"op": "test", "path": "/spec/strategy/rollingUpdate/maxUnavailable", "value": u},
+            {"op": "replace", "path": "/spec/strategy/rollingUpdate/maxUnavailable", "value": value},
+        ]
+        out.append(
+            Action(
+                type="set-rollout-strategy",
+                target=str(ctx.ref),
+                summary=f"let rollouts of {ctx.ref} take {k} pod(s) down at once: maxUnavailable {u} -> {value} ({k} of {r})",
+                patches=[ctx.workload_patch(ops)],
+                commands=[ctx.workload_patch(ops).kubectl()],
+                cost=Cost(availability_risk=k - uu, label_changes=1),
+                side_effects=[f"during every rollout up to {k} of {r} pod(s) of {ctx.ref} may be unavailable (was {uu})"],
+                params={"maxUnavailable": value},
+                family="rs-unavailable",
+                conflict="strategy",
+            )
+        )
+    if su > 0:
+        nu = max(uu, 1)
+        ops = head + [
+            {"op": "test", "path": "/spec/strategy/rollingUpdate/maxSurge", "value": s},
+            {"op": "test", "path": "/spec/strategy/rollingUpdate/maxUnavailable", "value": u},
+            {"op": "replace", "path": "/spec/strategy/rollingUpdate/maxSurge", "value": 0},
+            {"op": "replace", "path": "/spec/strategy/rollingUpdate/maxUnavailable", "value": nu},
+        ]
+        out.append(
+            Action(
+                type="set-rollout-strategy",
+                target=str(ctx.ref),
+                summary=f"roll {ctx.ref} without surge pods: maxSurge {s} -> 0, maxUnavailable {u} -> {nu} (an old pod goes before its replacement comes)",
+                patches=[ctx.workload_patch(ops)],
+                commands=[ctx.workload_patch(ops).kubectl()],
+                cost=Cost(availability_risk=nu - uu, label_changes=2),
+                side_effects=[f"during every rollout {nu} of {r} pod(s) of {ctx.ref} may be unavailable and no extra pod is created"],
+                params={"maxSurge": 0, "maxUnavailable": nu},
+                family="rs-nosurge",
+                conflict="strategy",
+            )
+        )
+    ops = [{"op": "test", "path": "/spec/strategy", "value": raw_strategy}, {"op": "replace", "path": "/spec/strategy", "value": {"type": "Recreate"}}]
+    out.append(
+        Action(
+            type="set-rollout-strategy",
+            target=str(ctx.ref),
+            summary=f"roll {ctx.ref} with the Recreate strategy: every old pod is stopped before new ones start",
+            patches=[ctx.workload_patch(ops)],
+            commands=[ctx.workload_patch(ops).kubectl()],
+            cost=Cost(availability_risk=r - uu, label_changes=1),
+            side_effects=[f"every rollout of {ctx.ref} is an outage: all {r} pods stop before the new ones start"],
+            params={"type": "Recreate"},
+            family="rs-recreate",
+            conflict="strategy",
+        )
+    )
+    return out
+
+
+# --------------------------------------------------------------------------- StatefulSet policies
+
+
+def _recreate_body(raw: dict) -> dict:
+    body = copy.deepcopy(raw)
+    body.pop("status", None)
+    md = body.get("metadata") or {}
+    for k in ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"):
+        md.pop(k, None)
+    return body
+
+
+def pod_management_candidates(ctx: Context) -> list[Action]:
+    obj = ctx.obj
+    if not isinstance(obj, StatefulSet) or obj.pod_management_policy != "OrderedReady":
+        return []
+    raw = ctx.raw
+    body = _recreate_body(raw)
+    body["spec"]["podManagementPolicy"] = "Parallel"
+    delete = ObjectPatch("StatefulSet", obj.namespace, obj.name, "delete", raw)
+    create = ObjectPatch("StatefulSet", obj.namespace, obj.name, "create", body)
+    return [
+        Action(
+            type="set-pod-management-policy",
+            target=str(ctx.ref),
+            summary=f"recreate {ctx.ref} with podManagementPolicy Parallel (an immutable field): delete it with --cascade=orphan, create it again",
+            patches=[delete, create],
+            commands=[
+                f"kubectl get statefulset {obj.name} -n {obj.namespace} -o yaml > statefulset-{obj.name}.backup.yaml",
+                f"kubectl delete statefulset {obj.name} -n {obj.namespace} --cascade=orphan",
+                create.kubectl(),
+            ],
+            cost=Cost(label_changes=1),
+            side_effects=[
+                f"StatefulSet {obj.key} is deleted and created again; its pods keep running, orphaned, until the new object adopts them",
+                "while it is gone nothing recreates a pod that fails; claims and their data stay",
+                "pods are then created and deleted in parallel, not one ordinal at a time",
+            ],
+            params={"podManagementPolicy": "Parallel"},
+            family="spmp",
+            conflict="spmp",
+        )
+    ]
+
+
+def retention_candidates(ctx: Context) -> list[Action]:
+    obj = ctx.obj
+    if not isinstance(obj, StatefulSet) or ctx.goal.kind != "scale" or obj.retention_when_scaled != "Retain" or ctx.goal.replicas is None:
+        return []
+    n = ctx.goal.replicas
+    doomed = [
+        k
+        for k in ctx.snap.pvcs
+        for t in obj.volume_claim_templates
+        if k.startswith(f"{obj.namespace}/{t.name}-{obj.name}-") and k.rsplit("-", 1)[-1].isdigit() and int(k.rsplit("-", 1)[-1]) >= n
+    ]
+    raw_policy = (ctx.raw.get("spec") or {}).get("persistentVolumeClaimRetentionPolicy") or {}
+    ops = [
+        {"op": "test", "path": "/spec/persistentVolumeClaimRetentionPolicy", "value": raw_policy},
+        {"op": "replace", "path": "/spec/persistentVolumeClaimRetentionPolicy", "value": {**raw_policy, "whenScaled": "Delete"}},
+    ]
+    p = ctx.workload_patch(ops)
+    return [
+        Action(
+            type="set-pvc-retention-policy",
+            target=str(ctx.ref),
+            summary=f"delete the claims of pods a scale-down removes: persistentVolumeClaimRetentionPolicy.whenScaled Retain -> Delete on {ctx.ref}",
+            patches=[p],
+            commands=[p.kubectl()],
+            cost=Cost(data_loss=len(doomed), label_changes=1),
+            side_effects=[
+                "a scale-down deletes the claims (and, with reclaim policy Delete, the data) of the ordinals it removes",
+                "claims retained before the change keep no owner and stay",
+            ],
+            params={"whenScaled": "Delete"},
+            family="spvc",
+            conflict="spvc",
+        )
+    ]
+
+
+# --------------------------------------------------------------------------- nodes
+
+
+def _nodes_may_help(ctx: Context) -> bool:
+    if ctx.goal.kind == "rollout":
+        return True
+    p = ctx.failure.plugins
+    if p & {"NodeResourcesFit", "InterPodAffinity", "NodePorts", "TaintToleration", "NodeAffinity", "NodeUnschedulable"}:
+        return True
+    if "PodTopologySpread" in p:
+        spec = ctx.obj.template.spec
+        return any(c.topology_key == LABEL_HOSTNAME for c in spec.topology_spread_constraints)
+    return False
+
+
+def template_node(ctx: Context, zone: str | None) -> Node | None:
+    """The node to clone in ``zone``: one the workload's pods may use (taints tolerated, node
+    selector and required node affinity met, not cordoned), the largest by cpu, then by name."""
+    spec = ctx.obj.template.spec
+    fits = [
+        n
+        for n in ctx.snap.nodes.values()
+        if n.zone == zone
+        and not n.unschedulable
+        and find_untolerated_taint(n.taints, spec.tolerations) is None
+        and pod_matches_node_selector_and_affinity(spec, n)
+    ]
+    if not fits:
+        return None
+    return max(fits, key=lambda n: (n.allocatable.get("cpu", 0), n.allocatable.get("memory", 0), n.name))
+
+
+def _clone_body(ctx: Context, node: Node, name: str) -> dict:
+    raw = copy.deepcopy(ctx.snap.raw.get(("Node", node.name)) or {"apiVersion": "v1", "kind": "Node", "metadata": {"name": node.name}})
+    md = raw.get("metadata") or {}
+    labels = dict(md.get("labels") or {})
+    labels[LABEL_HOSTNAME] = name
+    raw["metadata"] = {"name": name, "labels": labels}
+    spec = raw.get("spec") or {}
+    for k in ("providerID", "podCIDR", "podCIDRs", "unschedulable", "externalID", "configSource"):
+        spec.pop(k, None)
+    raw["spec"] = spec
+    st = raw.get("status") or {}
+    raw["status"] = {k: st[k] for k in ("capacity", "allocatable") if k in st}
+    return raw
+
+
+def add_nodes_candidates(ctx: Context) -> list[Action]:
+    out: list[Action] = []
+    pinned_zones = set()
+    for _, claim in ctx.failure.pinned:
+        pvc = ctx.snap.pvcs.get(claim)
+        pv = ctx.snap.pvs.get(pvc.volume_name) if pvc and pvc.volume_name else None
+        if pv is not None and pv.node_affinity is not None:
+            for t in pv.node_affinity.terms:
+                for r in t.match_expressions:
+                    if r.key == LABEL_ZONE and r.operator == "In":
+                        pinned_zones |= set(r.values)
+    zones: list[str | None] = list(sorted(pinned_zones) if pinned_zones else ctx.snap.zones)
+    if any(n.zone is None for n in ctx.snap.nodes.values()) and not pinned_zones:
+        zones.append(None)
+    for zone in zones:
+        node = template_node(ctx, zone)
+        if node is None:
+            continue
+        taken = set(ctx.snap.nodes)
+        names: list[str] = []
+        i = 0
+        while len(names) < MAX_ADDED_PER_ZONE:
+            name = f"{node.name}-added-{i}"
+            i += 1
+            if name not in taken:
+                names.append(name)
+        where = zone or "the cluster (nodes have no zone label)"
+        for count in range(1, MAX_ADDED_PER_ZONE + 1):
+            patches = [ObjectPatch("Node", None, nm, "create", _clone_body(ctx, node, nm)) for nm in names[:count]]
+            itype = node.labels.get("node.kubernetes.io/instance-type")
+            like = f"{node.name}" + (f" ({itype})" if itype else "")
+            out.append(
+                Action(
+                    type="add-nodes",
+                    target=f"nodes/{zone}" if zone else "nodes",
+                    summary=f"add {count} node(s) like {like} in {where}",
+                    patches=patches,
+                    commands=[
+                        f"# add {count} node(s) like {node.name} in {where}: scale its node group by {count} (cloud console, "
+                        "cluster autoscaler or Karpenter); a kubelet registers each Node, kubectl does not create machines"
+                    ],
+                    cost=Cost(money=count),
+                    side_effects=[f"{count} more node(s) to pay for"],
+                    params={"zone": zone, "count": count, "like": node.name},
+                    advisory=True,
+                    family=f"add:{zone}",
+                    conflict=f"add:{zone}",
+                )
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- scale-to
+
+
+def scale_to_action(ctx: Context, n: int) -> Action:
+    obj = ctx.obj
+    current = obj.replicas
+    goal = ctx.goal.replicas if ctx.goal.replicas is not None else current
+    ops = [{"op": "test", "path": "/spec/replicas", "value": current}, {"op": "replace", "path": "/spec/replicas", "value": n}]
+    p = ctx.workload_patch(ops)
+    effects = [f"advisory: runs {n} replica(s) instead of the {goal} asked for"]
+    hpa = ctx.snap.hpa_for(ctx.ref.kind, ctx.ref.namespace, ctx.ref.name)
+    if hpa is not None:
+        effects.append(
+            f"HorizontalPodAutoscaler {hpa.key} ({hpa.min_replicas}..{hpa.max_replicas}) owns spec.replicas: its next change "
+            f"may undo this; set its minReplicas to {n} to hold it"
+        )
+    cost = Cost(money=n - goal, label_changes=1) if n > goal else Cost(availability_risk=goal - n, label_changes=1)
+    return Action(
+        type="scale-to",
+        target=str(ctx.ref),
+        summary=f"scale {ctx.ref} to {n}, the nearest replica count that works (advisory: the goal was {goal})",
+        patches=[p],
+        commands=[f"kubectl scale {ctx.resource} {obj.name} -n {obj.namespace} --current-replicas={current} --replicas={n}"],
+        cost=cost,
+        side_effects=effects,
+        params={"replicas": n},
+        advisory=True,
+        family="scale",
+        conflict="scale",
+        replicas=n,
+    )
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def forced_rollback_pods(ctx: Context) -> list:
+    """Pods an OrderedReady StatefulSet must lose before a new template can reach them: created,
+    not Running and Ready, not terminating.  stateful_set_control.go processReplica stops at the
+    first such pod under OrderedReady, before the rolling update is reached; the StatefulSet docs
+    ("Forced rollback", kubernetes.io/docs/concepts/workloads/controllers/statefulset/) tell the
+    user to delete them after fixing the template.  Deleting a Pending pod loses nothing."""
+    obj = ctx.obj
+    if not isinstance(obj, StatefulSet) or obj.pod_management_policy != "OrderedReady":
+        return []
+    from planner.controllers.statefulset import is_running_and_ready
+
+    return sorted(
+        (p for p in ctx.snap.owned_pods(ctx.ref.kind, ctx.ref.key) if not p.terminating and not p.terminal and not is_running_and_ready(p)),
+        key=lambda p: p.name,
+    )
+
+
+
+def _template_action(
+    ctx: Context,
+    type_: str,
+    summary: str,
+    ops: list[Any],
+    cost: Cost,
+    effects: list[str],
+    params: dict,
+    family: str,
+    conflict: str,
+) -> Action:
+    p = ctx.workload_patch(ops)
+    patches, commands = [p], [p.kubectl()]
+    effects = [ctx.roll_effect(), *effects]
+    stuck = forced_rollback_pods(ctx)
+    for pod in stuck:
+        patches.append(ObjectPatch("Pod", pod.namespace, pod.name, "delete", ctx.snap.raw.get(("Pod", pod.key)) or pod_identity(pod)))
+        commands.append(f"kubectl delete pod {pod.name} -n {pod.namespace}")
+    if stuck:
+        effects.append(
+            f"deletes the Pending pod(s) {', '.join(p.name for p in stuck)}: under OrderedReady the StatefulSet controller waits "
+            "for them forever and never replaces them with the new template (the 'forced rollback' of the StatefulSet docs)"
+        )
+    return Action(
+        type=type_,
+        target=str(ctx.ref),
+        summary=summary,
+        patches=patches,
+        commands=commands,
+        cost=cost,
+        side_effects=effects,
+        params=params,
+        family=family,
+        conflict=conflict,
+        rolls_template=True,
+    )

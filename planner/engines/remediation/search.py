@@ -1,0 +1,417 @@
+"""The search for the cheapest verified plans.
+
+For replica goals the search starts from CP-SAT over the check model (planner.engines.remediation.screen):
+one relax literal per constraint group a candidate action could loosen (spread constraints,
+anti-affinity relations, volume pins, zone capacity), every pod placed, relaxations minimised by
+the issue's lexicographic cost; the optima, each excluded with its supersets, are the minimal
+relaxation sets, and they order the candidate families.  They do not prune: an action can do more
+than relax its group (relax-anti-affinity also changes the running pods once they roll), and
+relaxing a group is not the action itself, so every plan is built and verified for real: the failure (check's minimal explanation, or the replay's stuck pods) names
+the constraint groups that block the goal; planner.engines.remediation.candidates turns each group into
+candidate actions; every candidate, then every pair of candidates that failed alone, is applied
+to a copy of the snapshot, patch by patch, and the goal decided again
+(planner.engines.remediation.verify: check and the replay for replicas, the replay for rollouts and
+scaling).  Candidates are tried in increasing lexicographic cost (data loss, availability risk,
+spread weakened, money, plain label changes); within a family of variants (maxSkew 2, 3, 4; one,
+two, three nodes) the first that works ends the family, so no plan is a superset or a costlier
+variant of another.  Pairs are only formed of candidates that failed alone, which keeps every
+plan minimal: none is a superset of a cheaper one.
+
+Ranking: every non-destructive plan before every destructive one (delete-pvc,
+set-pod-management-policy), unless ``allow_destructive``; then by cost, then by the number of
+actions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from models.solve import SolveOptions
+from planner.engines.remediation.actions import ACTION_TYPES, Action, Cost, Plan
+from planner.engines.remediation.candidates import Context, Failure, generate, replay_generate, scale_to_action
+from planner.engines.remediation.jsonpatch import PatchError
+from planner.engines.remediation.screen import ACTION_KINDS, screen
+from planner.engines.remediation.verify import (
+    Goal,
+    Verdict,
+    apply_plan,
+    evaluate,
+    involved,
+    is_ok_now,
+    parse_goal_steps,
+    run_goal_steps,
+)
+from planner.engines.workloads import find_workload, plan_workload
+from planner.errors import UnknownResult, UsageError
+from planner.snapshot import Snapshot
+
+PLUGINS = (
+    "NodeUnschedulable",
+    "NodeName",
+    "TaintToleration",
+    "NodeAffinity",
+    "NodePorts",
+    "NodeResourcesFit",
+    "VolumeBinding",
+    "VolumeZone",
+    "PodTopologySpread",
+    "InterPodAffinity",
+)
+MAX_VERIFICATIONS = 120
+BUDGET_SECONDS = 300.0  # wall clock for the whole search; past it, what was found is printed
+LADDERS = ("add-nodes", "raise-max-skew")
+MAX_SCALE_TRIES = 8
+PAIR_VARIANTS = 2
+
+
+@dataclass
+class Outcome:
+    goal: Goal
+    schedulable_now: bool
+    failure: str = ""
+    plans: list[Plan] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "goal": self.goal.to_dict(),
+            "schedulable_now": self.schedulable_now,
+            "failure": self.failure,
+            "plans": [p.to_dict() for p in self.plans],
+            "rejected": self.rejected,
+            "notes": self.notes,
+            "stats": self.stats,
+        }
+
+
+def check_forbid(forbid: Iterable[str]) -> list[str]:
+    out = []
+    for t in forbid:
+        if t not in ACTION_TYPES:
+            raise UsageError(f"--forbid {t!r}: supported values: {', '.join(ACTION_TYPES)}")
+        out.append(t)
+    return out
+
+
+# --------------------------------------------------------------------------- diagnosis
+
+
+def diagnose(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int) -> Failure:
+    """What blocks the goal: the plugins named and the claims that pin pods to be placed."""
+    f = Failure()
+    ref = goal.ref
+    if goal.kind == "replicas":
+        from planner.engines.check import check_replicas
+
+        try:
+            out = check_replicas(snap, [ref], goal.replicas, opts)
+        except UnknownResult as e:
+            f.text = str(e)
+            f.plugins = set(PLUGINS)
+            out = None
+        if out is not None:
+            f.plugins = {e["constraint"] for e in out.explanation if e["constraint"] != "replicas"}
+            f.text = "; ".join(e["message"] for e in out.explanation if e["constraint"] != "replicas")
+        plan = plan_workload(snap, ref, goal.replicas)
+        for pod in plan.new:
+            for v in pod.spec.volumes:
+                _pin(snap, pod.key if pod.key in snap.pods else None, f"{pod.namespace}/{v.claim_name}", f)
+        return f
+    from planner.engines.replay import Simulator, Step
+
+    if goal.kind == "replay":
+        return _diagnose_replay(snap, goal, seed)
+    if goal.kind == "rollout":
+        steps = [Step("rollout", {"ref": ref, "workload": str(ref), "image": None})]
+    else:
+        steps = [Step("scale", {"ref": ref, "workload": str(ref), "replicas": goal.replicas})]
+    sim = Simulator(snap, seed=seed)
+    result = sim.run(steps, [ref])
+    mine = set(result["final"]["pods"])
+    texts = []
+    for s in result["stuck"]:
+        if s["pod"] not in mine:
+            continue
+        text = " ".join(s["reasons"])
+        texts.append(f"{s['pod']}: {s['reasons'][0] if s['reasons'] else 'Pending'}")
+        f.plugins |= {p for p in PLUGINS if p + ":" in text}
+        stuck_pod = sim.snap.pods.get(s["pod"])
+        if stuck_pod is not None:
+            for v in stuck_pod.spec.volumes:
+                _pin(snap, stuck_pod.key if stuck_pod.key in snap.pods else None, f"{stuck_pod.namespace}/{v.claim_name}", f)
+    if not texts and str(ref) in result["incomplete"]:
+        texts.append(f"the rollout of {ref} does not complete")
+    f.text = "; ".join(texts)
+    return f
+
+
+def _diagnose_replay(snap: Snapshot, goal: Goal, seed: int) -> Failure:
+    """The stuck pods of the replay of the goal's steps: their plugins, the snapshot's claims that
+    pin them (claims the steps create are not in the snapshot: nothing to delete beforehand)."""
+    f = Failure()
+    run = run_goal_steps(snap, goal, seed)
+    texts = []
+    owner = {k: v["workload"] for k, v in run.result["final"]["pods"].items()}
+    for s in run.stuck:
+        text = " ".join(s["reasons"])
+        texts.append(f"{s['pod']} (Pending from step {s['since_step']}): {s['reasons'][0] if s['reasons'] else 'Pending'}")
+        f.plugins |= {p for p in PLUGINS if p + ":" in text}
+        if s["pod"] in owner and owner[s["pod"]] not in f.stuck:
+            f.stuck.append(owner[s["pod"]])
+        pod = run.sim.snap.pods.get(s["pod"])
+        if pod is not None:
+            for v in pod.spec.volumes:
+                _pin(snap, pod.key if pod.key in snap.pods else None, f"{pod.namespace}/{v.claim_name}", f)
+    for r in run.result["incomplete"]:
+        if r not in f.stuck:  # a workload with stuck pods is incomplete too: the pods say why
+            texts.append(f"the rollout of {r} does not complete")
+    if run.result["drain_blocked"]:
+        texts.append(f"the drain is blocked: {', '.join(run.result['drain_blocked'])}")
+    f.text = "; ".join(texts)
+    return f
+
+
+def _pin(snap: Snapshot, pod_key: str | None, claim_key: str, f: Failure) -> None:
+    pvc = snap.pvcs.get(claim_key)
+    if pvc is None or not pvc.volume_name:
+        return
+    pv = snap.pvs.get(pvc.volume_name)
+    if pv is not None and pv.node_affinity is not None and (pod_key, claim_key) not in f.pinned:
+        f.pinned.append((pod_key, claim_key))
+
+
+# --------------------------------------------------------------------------- search
+
+
+class Search:
+    def __init__(self, snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int, progress: Callable[[str], None] | None = None) -> None:
+        self.snap = snap
+        self.goal = goal
+        self.opts = opts
+        self.seed = seed
+        self.progress = progress
+        self.verifications = 0
+        self.deadline = time.monotonic() + BUDGET_SECONDS
+
+    @property
+    def exhausted(self) -> bool:
+        return self.verifications >= MAX_VERIFICATIONS or time.monotonic() > self.deadline
+
+    def verify(self, actions: list[Action]) -> Verdict:
+        self.verifications += 1
+        if self.progress:
+            self.progress(f"verifying {' + '.join(a.type for a in actions)}")
+        patches = [p for a in actions for p in a.patches]
+        try:
+            trial, goal = apply_plan(self.snap, self.goal, patches)
+        except PatchError as e:
+            return Verdict(False, f"patch: {e}")
+        n = next((a.replicas for a in actions if a.replicas is not None), None)
+        rolls = any(a.rolls_template for a in actions)
+        return evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls)
+
+    def nearest_count(self, ctx: Context) -> int | None:
+        """scale-to: the replica count nearest the goal that works (above first: fewer replicas
+        than asked is an availability risk), by check for replica goals, by the replay for scaling."""
+        goal = self.goal
+        n = goal.replicas
+        if n is None:
+            return None
+        hpa = self.snap.hpa_for(goal.ref.kind, goal.ref.namespace, goal.ref.name)
+        upper = hpa.max_replicas if hpa is not None else max(2 * n, n + 3)
+        tries = 0
+        for d in range(1, max(n, upper - n) + 1):
+            for m in (n + d, n - d):
+                if m < 1 or m > upper:
+                    continue
+                tries += 1
+                if tries > MAX_SCALE_TRIES or self.exhausted:
+                    return None
+                self.verifications += 1
+                v = evaluate(self.snap, goal, self.opts, self.seed, replicas=m, replay=goal.kind != "replicas")
+                if v.ok:
+                    return m
+        return None
+
+
+def remediate(
+    snap: Snapshot,
+    goal: Goal,
+    forbid: Iterable[str] = (),
+    allow_destructive: bool = False,
+    top: int = 5,
+    opts: SolveOptions | None = None,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> Outcome:
+    opts = opts or SolveOptions()
+    forbidden = set(check_forbid(forbid))
+    find_workload(snap, goal.ref)
+    now = is_ok_now(snap, goal, opts, seed)
+    if now.ok:
+        return Outcome(goal, True, "", notes=["nothing to fix: the goal holds on the snapshot as read"])
+    failure = diagnose(snap, goal, opts, seed)
+    ctx = Context(snap, goal, failure)
+    search = Search(snap, goal, opts, seed, progress)
+    if goal.kind == "replay":
+        steps = parse_goal_steps(snap, goal)
+        generated = replay_generate(snap, goal, failure, steps, involved(snap, goal, steps))
+    else:
+        generated = generate(ctx)
+    cands = [a for a in generated if a.type not in forbidden]
+    screening = None
+    if goal.kind == "replicas":
+        # CP-SAT over the check model, one relax literal per constraint group a candidate could
+        # loosen (planner.engines.remediation.screen): the minimal relaxation sets order the search.  They
+        # do not prune it: an action can do more than relax its own group (relax-anti-affinity
+        # also changes the running pods once they roll), so every family is still verified.
+        try:
+            screening = screen(snap, goal.ref, goal.replicas, opts)
+        except UnknownResult:
+            screening = None
+    if goal.kind in ("replicas", "scale") and "scale-to" not in forbidden:
+        m = search.nearest_count(ctx)
+        if m is not None:
+            cands.append(scale_to_action(ctx, m))
+    families: dict[str, list[Action]] = {}
+    for a in cands:
+        families.setdefault(a.family, []).append(a)
+    for fam in families.values():
+        fam.sort(key=lambda a: a.cost.key())
+    def set_rank(f: str) -> int:
+        if screening is None or not screening.sets:
+            return 0
+        kinds = ACTION_KINDS.get(families[f][0].type, ())
+        for i, set_kinds in enumerate(screening.set_kinds):
+            if set_kinds & set(kinds):
+                return i
+        return len(screening.set_kinds)
+
+    order = sorted(families, key=lambda f: (families[f][0].destructive, set_rank(f), families[f][0].cost.key(), f))
+    plans: list[Plan] = []
+    rejected: list[dict[str, Any]] = []
+    failed: list[str] = []
+    for name in order:
+        found = False
+        last = None
+        variants = families[name]
+        if len(variants) > 1 and variants[0].type in LADDERS:
+            # more of it never hurts: if the largest does not work, no smaller one does
+            if search.exhausted:
+                break
+            v = search.verify([variants[-1]])
+            if not v.ok:
+                failed.append(name)
+                rejected.append({"actions": [variants[-1].label()], "reason": v.reason})
+                continue
+        for a in variants:
+            if search.exhausted:
+                break
+            v = search.verify([a])
+            last = (a, v)
+            if v.ok:
+                plans.append(Plan([a], a.cost, _verified(v)))
+                found = True
+                break
+        if not found:
+            failed.append(name)
+            if last is not None:
+                a, v = last
+                rejected.append({"actions": [a.label()], "reason": v.reason})
+    # pairs of candidates that failed alone, cheapest first
+    if len(plans) < top:
+        pairs = []
+        for f1, f2 in itertools.combinations(failed, 2):
+            a1, a2 = families[f1][0], families[f2][0]
+            if a1.conflict == a2.conflict or "scale" in (f1, f2):
+                continue
+            pairs.append(((a1.destructive or a2.destructive), (a1.cost + a2.cost).key(), f1, f2))
+        pairs.sort()
+        for _, _, f1, f2 in pairs:
+            if search.exhausted or len(plans) >= top:
+                break
+            for a1, a2 in itertools.product(families[f1][:PAIR_VARIANTS], families[f2][:PAIR_VARIANTS]):
+                if search.exhausted:
+                    break
+                v = search.verify([a1, a2])
+                if v.ok:
+                    plans.append(Plan([a1, a2], a1.cost + a2.cost, _verified(v)))
+                    break
+    plans += shared_selector_plans(search, cands, plans)
+    plans.sort(key=lambda p: p.rank_key(allow_destructive))
+    notes = []
+    if search.exhausted:
+        notes.append(
+            f"the search stopped after {search.verifications} verifications (limits: {MAX_VERIFICATIONS} verifications, "
+            f"{BUDGET_SECONDS:.0f} s); cheaper plans may exist among the candidates not tried"
+        )
+    if any(p.destructive for p in plans) and not allow_destructive:
+        notes.append("destructive plans (marked) rank after every other plan; --allow-destructive ranks them by cost alone")
+    return Outcome(
+        goal,
+        False,
+        failure.text,
+        plans[:top],
+        rejected,
+        notes,
+        {
+            "candidates": len(cands),
+            "verifications": search.verifications,
+            "plans_found": len(plans),
+            "screening": None if screening is None else {"relaxation_sets": screening.sets, "infeasible": screening.infeasible},
+        },
+    )
+
+
+def shared_selector_plans(search: Search, cands: list[Action], plans: list[Plan]) -> list[Plan]:
+    """A spread selector that several workloads share (the releases of one app, seed 000): the
+    plan that scopes it to its own release in every one of them, each with the label it already
+    carries, is what a fix of the chart they come from does.  It is verified and listed even when
+    scoping fewer of them reaches the goal (then it is a superset of that plan, and the actions
+    the goal does not need say so): it keeps each release from counting the others' pods whenever
+    its own pods are placed again, whichever release is the new one."""
+    groups: dict[str, dict[str, Action]] = {}
+    for a in cands:
+        if a.group:
+            groups.setdefault(a.group, {}).setdefault(a.target, a)
+    out: list[Plan] = []
+    for members in groups.values():
+        actions = sorted(members.values(), key=lambda a: a.target)
+        if len(actions) < 2 or search.exhausted:
+            continue
+        labels = [{str(v) for v in a.params.get("add_match_labels", {}).values()} for a in actions]
+        if any(x == y for i, x in enumerate(labels) for y in labels[i + 1 :]):
+            continue  # the same value everywhere: scoping would not separate them
+        v = search.verify(actions)
+        if not v.ok:
+            continue
+        enough = [p for p in plans if {id(a) for a in p.actions} < {id(a) for a in actions}]
+        if enough:
+            needed = {id(a) for p in enough for a in p.actions}
+            alone = " + ".join(a.target for a in enough[0].actions)
+            actions = [
+                a if id(a) in needed else replace(
+                    a,
+                    side_effects=[
+                        *a.side_effects,
+                        f"not needed for this goal ({alone} alone reaches it): it scopes the selector in every release that shares "
+                        f"it, so that {a.target} does not count the others' pods when its own are placed again",
+                    ],
+                )
+                for a in actions
+            ]
+        out.append(Plan(actions, sum((a.cost for a in actions), Cost()), _verified(v)))
+    return out
+
+
+def _verified(v: Verdict) -> dict[str, Any]:
+    return {k: v.detail[k] for k in ("check", "replay") if k in v.detail}
+
+
+__all__ = ["Outcome", "remediate", "diagnose", "check_forbid", "Cost"]

@@ -1,0 +1,719 @@
+"""`planner simulate`: the controllers and kube-scheduler replayed pod by pod.
+
+Each step changes the cluster (scale, rollout, eviction, drain, zone outage, a second workload,
+nodes added, ...); then the world settles: the workload controllers (planner/controllers) act on
+what they see, and the scheduler takes the Pending pods one at a time in queue order (priority,
+then creation), filters every node (planner/scheduler/plugins), scores the feasible ones with the default
+score plugins and weights (planner/scheduler/scoring.py) and binds the best, ties broken by a
+seeded random choice as schedule_one.go selectHost does.  Pods that do not fit wait and are
+retried whenever the cluster changes (the scheduling queue's unschedulable pods move back on
+cluster events).  Pods are ready as soon as they are bound.  The world is stable when neither the
+controllers nor the scheduler can change anything; after the last step a stable world with
+Pending pods or an unfinished rollout is *stuck*.
+
+Speed (the same answers with less work; ``Simulator(incremental=False)`` runs the full passes, and
+tests/engines/test_replay_incremental.py holds both equal): the controllers sync only the objects whose
+inputs changed (controllers.reconciler.Reconciler: a dirty set per kind, everything on the first pass); the
+queue is kept as pods are created, bound and deleted; the filters run on node arrays updated per
+bind (fastfilter.py), only numFeasibleNodesToFind nodes are scored, on per-node values kept
+across pods (planner/scheduler/arrays.py) that follow the cluster's journal of changed nodes; the
+cyclic garbage collector is paused while the replay runs.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from planner.controllers import reconciler
+from planner.controllers.actions import (
+    CreateClaim,
+    CreatePod,
+    CreateReplicaSet,
+    DeleteClaim,
+    DeletePod,
+    ScaleReplicaSet,
+)
+from planner.controllers.deployment import rollout_complete
+from planner.controllers.disruption import can_evict
+from planner.controllers.statefulset import statefulset_complete
+from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
+from planner.engines.workloads import WorkloadRef, find_workload, is_running, owned_by, parse_workload
+from planner.errors import InputError, UsageError
+from planner.scheduler import arrays as score_arrays
+from planner.scheduler import runtime
+from planner.scheduler.binding import bind_pod
+from planner.scheduler.fastfilter import FastFilter, supports
+from planner.scheduler.framework import ClusterState
+from planner.snapshot import Snapshot
+
+MAX_ROUNDS = 10_000
+MIN_FEASIBLE_NODES_TO_FIND = 100  # schedule_one.go minFeasibleNodesToFind
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int = 0) -> int:
+    """schedule_one.go numFeasibleNodesToFind with the default percentageOfNodesToScore (0: adaptive)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = 50 - num_all_nodes // 125
+        if percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    num = num_all_nodes * percentage // 100
+    return max(num, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass
+class Step:
+    kind: str  # initial | scale | rollout | evict | delete | drain | zone-down | add-nodes | create | patch
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        a = self.args
+        if self.kind == "initial":
+            return "the cluster as read"
+        if self.kind == "scale":
+            return f"scale {a['workload']} to {a['replicas']}"
+        if self.kind == "rollout":
+            return f"roll out {a['workload']}" + (f" with image {a['image']}" if a.get("image") else "")
+        if self.kind == "evict":
+            return f"evict pod {a['pod']}"
+        if self.kind == "delete":
+            return f"delete {a['workload']}"
+        if self.kind == "drain":
+            return f"drain node {a['node']}"
+        if self.kind == "zone-down":
+            return f"zone {a['zone']} goes down"
+        if self.kind == "add-nodes":
+            return f"add {a['count']} node(s) in {a['zone']}"
+        if self.kind == "create":
+            return f"create {a['kind']} {a['key']}"
+        if self.kind == "patch":
+            return f"change {a['workload']}"
+        return self.kind
+
+
+class Simulator:
+    def __init__(
+        self,
+        snap: Snapshot,
+        seed: int = 0,
+        pod_management: str | None = None,
+        progress: Callable[[str], None] | None = None,
+        fast: bool = True,
+        incremental: bool = True,
+    ) -> None:
+        was_enabled = gc.isenabled()
+        gc.disable()  # as in run(): building the cluster and the indexes makes no cycles
+        try:
+            self._setup(snap, seed, pod_management, progress, fast, incremental)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _setup(
+        self,
+        snap: Snapshot,
+        seed: int,
+        pod_management: str | None,
+        progress: Callable[[str], None] | None,
+        fast: bool,
+        incremental: bool,
+    ) -> None:
+        self.snap = snap.copy()
+        if pod_management:
+            for k, s in list(self.snap.statefulsets.items()):
+                self.snap.statefulsets[k] = replace(s, pod_management_policy=pod_management)
+        self.use_fast = fast
+        self.incremental = incremental
+        self.cluster = self._cluster()
+        # incremental: the controllers sync only what changed (reconciler.Reconciler) and the
+        # queue is kept as pods come and go; False runs the full passes (the reference the tests
+        # hold the incremental replay equal to)
+        self.ctrl = reconciler.Reconciler(self.snap) if incremental else None
+        pods = self.snap.pods
+        self._seq: dict[str, int] = {k: i for i, k in enumerate(pods)}  # position in snap.pods
+        self._next_seq = len(pods)
+        self._unbound: dict[str, None] = {k: None for k, p in pods.items() if not p.spec.node_name}
+        self._controller_owned = all(p.owner is None or p.owner.controller for p in pods.values()) and all(
+            rs.owner is None or rs.owner.controller for rs in self.snap.replicasets.values()
+        )
+        self.next_start = 0  # schedule_one.go nextStartNodeIndex
+        self._zones: dict[str, tuple[Any, str | None]] = {}  # see _zone
+        self.rng = random.Random(seed)
+        self.progress = progress
+        self.step_index = 0
+        self.pending_since: dict[str, int] = {}
+        self.events: list[dict] = []
+        self.placements = 0
+
+    # ------------------------------------------------------------------ world
+
+    def _cluster(self) -> ClusterState:
+        # shared volume dicts: the binder's writes are the snapshot's
+        cs = ClusterState.from_snapshot(self.snap, share_volumes=True)
+        if self.incremental:
+            cs.track()  # every change below goes through own() / set_node(): the score caches read the journal
+        self.fast = FastFilter(cs) if self.use_fast else None
+        self.pos = {ni.name: i for i, ni in enumerate(cs.node_infos)}
+        self._names = np.array([ni.name for ni in cs.node_infos], dtype=object)
+        return cs
+
+    def _event(self, kind: str, **kw: Any) -> None:
+        self.events.append({"type": kind, **kw})
+
+    def _delete_pod(self, key: str, reason: str) -> None:
+        pod = self.snap.pods.pop(key, None)
+        if pod is None:
+            return
+        if self.ctrl is not None:
+            self.ctrl.pod_removed(pod)
+        self._removed(pod, reason)
+
+    def _removed(self, pod: Pod, reason: str) -> None:
+        """A pod gone from snap.pods: out of the cluster, the queue and the pending list."""
+        key = pod.key
+        if pod.spec.node_name:
+            if self.fast is not None:
+                self.fast.on_delete(pod)
+            self.cluster.remove_pod(pod)
+        self.pending_since.pop(key, None)
+        self._seq.pop(key, None)
+        self._unbound.pop(key, None)
+        self._event("deleted", pod=key, node=pod.spec.node_name or None, reason=reason)
+
+    def _reconcile(self) -> bool:
+        """One controllers' pass, applied; True when they did something."""
+        if self.ctrl is None:
+            actions = reconciler.reconcile(self.snap)
+            if actions:
+                self._apply_actions(actions)
+            return bool(actions)
+        actions, removed = self.ctrl.reconcile()
+        if actions:
+            # already applied; the replay's own bookkeeping and events, as _apply_actions does them
+            gone = {p.key: p for p in removed}
+            for a in actions:
+                if isinstance(a, DeletePod):
+                    pod = gone.pop(a.key, None)
+                    if pod is not None:
+                        self._removed(pod, a.reason)
+            self._report(actions)
+        return bool(actions)
+
+    def _apply_actions(self, actions: list) -> None:
+        for a in actions:
+            if isinstance(a, DeletePod):
+                self._delete_pod(a.key, a.reason)
+        reconciler.apply(self.snap, [a for a in actions if not isinstance(a, DeletePod)])
+        self._report(actions)
+
+    def _report(self, actions: list) -> None:
+        for a in actions:
+            if isinstance(a, CreatePod):
+                key = a.pod.key
+                if self.snap.pods.get(key) is a.pod:
+                    if key not in self._seq:  # a new key goes to the end of snap.pods
+                        self._seq[key] = self._next_seq
+                        self._next_seq += 1
+                    if a.pod.spec.node_name:
+                        self._unbound.pop(key, None)
+                    else:
+                        self._unbound[key] = None
+                self._event("created", pod=a.pod.key, reason=a.reason)
+            elif isinstance(a, CreateClaim):
+                self._event("claim-created", claim=a.pvc.key, reason=a.reason)
+            elif isinstance(a, DeleteClaim):
+                self._event("claim-deleted", claim=a.key, reason=a.reason)
+            elif isinstance(a, ScaleReplicaSet):
+                self._event("scaled", replicaset=a.key, replicas=a.replicas, reason=a.reason)
+            elif isinstance(a, CreateReplicaSet):
+                self._event("replicaset-created", replicaset=a.rs.key, reason=a.reason)
+
+    def _queue(self) -> list[Pod]:
+        """Pending pods in priority, then creation (snap.pods), order."""
+        if self.ctrl is None:
+            pending = [p for p in self.snap.pods.values() if not p.spec.node_name and not p.terminal and not p.terminating]
+            order = {k: i for i, k in enumerate(self.snap.pods)}
+            pending.sort(key=lambda p: (-p.spec.priority, order[p.key]))
+            return [p for p in pending if p.spec.scheduler_name == "default-scheduler"]
+        pods, seq = self.snap.pods, self._seq
+        pending = [p for p in map(pods.__getitem__, self._unbound) if not p.terminal and not p.terminating]
+        pending.sort(key=lambda p: (-p.spec.priority, seq[p.key]))
+        return [p for p in pending if p.spec.scheduler_name == "default-scheduler"]
+
+    def _schedule_pass(self) -> bool:
+        """One pass of the scheduling queue: every Pending pod tried once, in order."""
+        moved = False
+        for pod in self._queue():
+            if self.fast is not None and supports(pod):
+                positions = self.fast.feasible_positions(pod)
+            else:
+                names = runtime.feasible_nodes(pod, self.cluster)
+                positions = np.array([self.pos[n] for n in names], dtype=np.int64)
+            chosen = self._nodes_to_score(positions)
+            if not len(chosen):
+                if pod.key not in self.pending_since:
+                    self.pending_since[pod.key] = self.step_index
+                    self._event("pending", pod=pod.key)
+                continue
+            feasible: list[str] = self._names[chosen].tolist()
+            if len(feasible) == 1:
+                host = feasible[0]
+            else:
+                # scoring.score_nodes and select_host, on arrays (the positions are known)
+                totals = score_arrays.score_positions(pod, self.cluster, feasible, chosen)
+                host = feasible[score_arrays.select_index(totals, self.rng)]
+            bound = bind_pod(self.cluster, pod, host)
+            if self.fast is not None:
+                self.fast.on_bind(bound)
+            self.snap.pods[pod.key] = bound
+            self._unbound.pop(pod.key, None)
+            if self.ctrl is not None:
+                self.ctrl.pod_changed(bound)
+            self.pending_since.pop(pod.key, None)
+            self.placements += 1
+            self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
+            moved = True
+        return moved
+
+    def _nodes_to_score(self, positions: np.ndarray) -> np.ndarray:
+        """schedule_one.go findNodesThatPassFilters: nodes are examined from nextStartNodeIndex and
+        the search stops once numFeasibleNodesToFind nodes passed (adaptive percentage: 50% minus
+        1% per 125 nodes, at least 5%, at least 100 nodes); the next pod starts where it stopped.
+        ``positions``: the feasible nodes' positions, ascending; returns the positions of the nodes
+        to score, in the order they were found."""
+        n = len(self.cluster.node_infos)
+        if not len(positions):
+            return positions  # every node examined: nextStartNodeIndex moves a full turn
+        want = num_feasible_nodes_to_find(n)
+        if want >= n:
+            return positions
+        start = self.next_start
+        cut = int(np.searchsorted(positions, start))
+        # the first ``want`` of positions[cut:] + positions[:cut]
+        tail = len(positions) - cut
+        if tail >= want:
+            chosen = positions[cut:cut + want]
+        else:
+            chosen = np.concatenate((positions[cut:], positions[:min(cut, want - tail)]))
+        processed = ((int(chosen[-1]) - start) % n) + 1 if len(chosen) == want else n
+        self.next_start = (start + processed) % n
+        return chosen
+
+    def settle(self) -> None:
+        for _ in range(MAX_ROUNDS):
+            acted = self._reconcile()
+            moved = self._schedule_pass()
+            if not acted and not moved:
+                return
+        raise InputError(f"simulation did not settle after {MAX_ROUNDS} rounds (a controller loop?)")
+
+    # ------------------------------------------------------------------ steps
+
+    def apply_step(self, step: Step) -> None:
+        a = step.args
+        snap = self.snap
+        if step.kind == "initial":
+            return
+        if step.kind == "scale":
+            ref = a["ref"]
+            obj = find_workload(snap, ref)
+            table: dict[str, Any] = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
+            table[ref.key] = replace(obj, replicas=int(a["replicas"]))
+            return
+        if step.kind == "rollout":
+            ref = a["ref"]
+            obj = find_workload(snap, ref)
+            tpl = obj.template
+            if not a.get("image") and not self.complete(ref):
+                # a rollout is already under way (the template differs from what runs): follow it
+                self._event("rollout-in-progress", object=str(ref))
+                return
+            if a.get("image"):
+                spec = replace(tpl.spec, images=tuple(a["image"] for _ in tpl.spec.images) or (a["image"],))
+            else:
+                spec = tpl.spec
+            ann = dict(tpl.annotations)
+            ann["kubectl.kubernetes.io/restartedAt"] = f"step-{self.step_index}"  # kubectl rollout restart
+            wl_table: dict[str, Any] = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
+            wl_table[ref.key] = replace(obj, template=replace(tpl, spec=spec, annotations=ann))
+            return
+        if step.kind == "evict":
+            key = a["pod"]
+            if key not in snap.pods:
+                raise InputError(f"--evict {key}: no such pod")
+            ok, why = can_evict(snap, key)
+            if not ok:
+                self._event("eviction-refused", pod=key, reason=why)
+                return
+            self._delete_pod(key, "evicted")
+            return
+        if step.kind == "delete":
+            ref = a["ref"]
+            obj = find_workload(snap, ref)
+            owned = [p.key for p in snap.pods.values() if owned_by(snap, p, ref)]
+            if ref.kind == "Deployment":
+                del snap.deployments[ref.key]
+                for k in [k for k, rs in snap.replicasets.items() if rs.owner and rs.owner.kind == "Deployment" and rs.owner.name == ref.name and rs.namespace == ref.namespace]:
+                    del snap.replicasets[k]
+            else:
+                del snap.statefulsets[ref.key]
+                if isinstance(obj, StatefulSet) and obj.retention_when_deleted == "Delete":
+                    for t in obj.volume_claim_templates:
+                        for k in [k for k in snap.pvcs if k.startswith(f"{ref.namespace}/{t.name}-{ref.name}-")]:
+                            del snap.pvcs[k]
+                            self._event("claim-deleted", claim=k, reason="persistentVolumeClaimRetentionPolicy.whenDeleted: Delete")
+            for k in owned:
+                self._delete_pod(k, f"{ref} deleted")
+            return
+        if step.kind == "drain":
+            name = a["node"]
+            node = snap.nodes.get(name)
+            if node is None:
+                raise InputError(f"--drain {name}: no such node")
+            snap.nodes[name] = replace(node, unschedulable=True)
+            self.cluster.set_node(name, snap.nodes[name])
+            ni = self.cluster.by_name[name]
+            if self.fast is not None:
+                self.fast = FastFilter(self.cluster)
+            self.drain_pending = [p.key for p in list(ni.pods)]
+            self._drain_round()
+            return
+        if step.kind == "zone-down":
+            zone = a["zone"]
+            gone = [n for n, node in snap.nodes.items() if node.zone == zone]
+            if not gone:
+                raise InputError(f"--zone-down {zone}: no node is in that zone (zones: {', '.join(snap.zones)})")
+            for n in gone:
+                for p in list(self.cluster.by_name[n].pods):
+                    self._delete_pod(p.key, f"zone {zone} down")
+                del snap.nodes[n]
+                self._event("node-lost", node=n, zone=zone)
+            self.cluster = self._cluster()
+            return
+        if step.kind == "add-nodes":
+            self._add_nodes(a)
+            return
+        if step.kind == "create":
+            for kind, key, obj in a["objects"]:
+                target = _tables(snap).get(kind) if kind != "Pod" else None
+                if target is None:
+                    raise InputError(f"steps: create {kind} is not supported")
+                target[key] = obj
+                self._event("object-created", object=f"{kind} {key}")
+            self.cluster = self._cluster()
+            return
+        if step.kind == "patch":
+            ref = a["ref"]
+            obj = find_workload(snap, ref)
+            table = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
+            table[ref.key] = a["apply"](obj)
+            return
+        raise UsageError(f"unknown step {step.kind}")
+
+    def _drain_round(self) -> bool:
+        """kubectl drain: evict every pod of the node that its PDBs allow; returns progress."""
+        progress = False
+        remaining = []
+        for key in getattr(self, "drain_pending", []):
+            if key not in self.snap.pods:
+                continue
+            ok, why = can_evict(self.snap, key)
+            if ok:
+                self._delete_pod(key, "drained")
+                progress = True
+            else:
+                remaining.append(key)
+                self._event("eviction-refused", pod=key, reason=why)
+        self.drain_pending = remaining
+        return progress
+
+    def _add_nodes(self, a: dict) -> None:
+        snap = self.snap
+        zone, count, pool = a["zone"], int(a["count"]), a.get("pool")
+        candidates = [n for n in snap.nodes.values() if n.zone == zone and (pool is None or n.name.startswith(f"{pool}-"))]
+        if not candidates:
+            candidates = [n for n in snap.nodes.values() if n.zone == zone]
+        if not candidates:
+            raise InputError(f"addNodes: no node in zone {zone} to clone")
+        template = candidates[0]
+        base = f"{pool or template.name.rsplit('-', 1)[0]}-{zone}"
+        i = 0
+        for _ in range(count):
+            while f"{base}-added-{i}" in snap.nodes:
+                i += 1
+            name = f"{base}-added-{i}"
+            labels = dict(template.labels)
+            labels[LABEL_HOSTNAME] = name
+            snap.nodes[name] = replace(template, name=name, labels=labels, uid="", unschedulable=False)
+            self._event("node-added", node=name, zone=zone)
+        self.cluster = self._cluster()
+
+    # ------------------------------------------------------------------ run
+
+    def run(self, steps: list[Step], watch: list[WorkloadRef]) -> dict:
+        """Replay the steps after step 0; the cyclic garbage collector is paused meanwhile, as
+        planner.load pauses it: the replay's objects hold no cycles worth collecting, and a full
+        collection would walk the whole cluster (0.2 s a time at 5,000 nodes)."""
+        was_enabled = gc.isenabled()
+        gc.disable()
+        if self.ctrl is not None:
+            self.ctrl.attach()
+        try:
+            return self._run(steps, watch)
+        finally:
+            if self.ctrl is not None:
+                self.ctrl.detach()  # self.snap is the caller's to change from now on
+            if was_enabled:
+                gc.enable()
+
+    def _run(self, steps: list[Step], watch: list[WorkloadRef]) -> dict:
+        records = []
+        for i, step in enumerate([Step("initial")] + steps):
+            self.step_index = i
+            self.events = []
+            if self.progress:
+                self.progress(f"step {i}: {step.describe()}")
+            if self.ctrl is not None:
+                before = self.ctrl.tables()
+                self.apply_step(step)
+                self.ctrl.tables_changed(before)
+            else:
+                self.apply_step(step)
+            self.settle()
+            while getattr(self, "drain_pending", None) and self._drain_round():
+                self.settle()
+            records.append(
+                {
+                    "step": i,
+                    "action": step.describe(),
+                    "events": self.events,
+                    "zones": {str(r): self.zone_counts(r) for r in watch},
+                    "skew": {str(r): self.skew(r) for r in watch},
+                    "pending": sorted(self.pending_since),
+                    "pods": self.final(watch)["pods"],
+                }
+            )
+        stuck = []
+        for key, since in sorted(self.pending_since.items(), key=lambda kv: (kv[1], kv[0])):
+            pod = self.snap.pods.get(key)
+            if pod is None:
+                continue
+            ev = runtime.evaluate(pod, self.cluster)
+            stuck.append({"pod": key, "since_step": since, "reasons": [ev.summary()] + _node_reasons(ev)})
+        incomplete = [str(r) for r in watch if not self.complete(r)]
+        drain_blocked = list(getattr(self, "drain_pending", []))
+        completed = not stuck and not incomplete and not drain_blocked
+        return {
+            "completed": completed,
+            "steps": records,
+            "stuck": stuck,
+            "incomplete": incomplete,
+            "drain_blocked": drain_blocked,
+            "final": self.final(watch),
+            "placements": self.placements,
+        }
+
+    def complete(self, ref: WorkloadRef) -> bool:
+        if ref.key not in (self.snap.deployments if ref.kind == "Deployment" else self.snap.statefulsets):
+            return True  # deleted
+        if ref.kind == "Deployment":
+            return rollout_complete(self.snap, ref.key)
+        return statefulset_complete(self.snap, ref.key)
+
+    def _pods_of(self, ref: WorkloadRef) -> Iterable[Pod]:
+        """The pods owned_by(snap, p, ref) holds for (in no particular order)."""
+        snap = self.snap
+        if self.ctrl is None or not self._controller_owned:
+            return [p for p in snap.pods.values() if owned_by(snap, p, ref)]
+        ix = self.ctrl.index
+        if ref.kind == "StatefulSet":
+            return ix.owned_pods(snap, ref.namespace, "StatefulSet", ref.name)
+        out: list[Pod] = []
+        for rs in ix.owned_replicasets(snap, ref.namespace, "Deployment", ref.name):
+            out.extend(ix.owned_pods(snap, rs.namespace, "ReplicaSet", rs.name))
+        return out
+
+    def _zone(self, node_name: str) -> str | None:
+        """The zone of a node of the snapshot (None when it has none or is gone), remembered per
+        node object."""
+        node = self.snap.nodes.get(node_name) if node_name else None
+        if node is None:
+            return None
+        hit = self._zones.get(node_name)
+        if hit is None or hit[0] is not node:
+            hit = self._zones[node_name] = (node, node.zone)
+        return hit[1]
+
+    def zone_counts(self, ref: WorkloadRef) -> dict[str, int]:
+        counts = {z: 0 for z in self.snap.zones}
+        for p in self._pods_of(ref):
+            if is_running(p) and owned_by(self.snap, p, ref):
+                z = self._zone(p.spec.node_name)
+                if z is not None:
+                    counts[z] = counts.get(z, 0) + 1
+        return counts
+
+    def skew(self, ref: WorkloadRef) -> int:
+        c = self.zone_counts(ref)
+        return (max(c.values()) - min(c.values())) if c else 0
+
+    def final(self, watch: list[WorkloadRef]) -> dict:
+        pods = {}
+        for r in watch:
+            for p in sorted(self._pods_of(r), key=lambda p: p.key):
+                if owned_by(self.snap, p, r):
+                    pods[p.key] = {"node": p.spec.node_name or None, "zone": self._zone(p.spec.node_name), "phase": p.phase, "workload": str(r)}
+        return {
+            "pods": pods,
+            "zones": {str(r): self.zone_counts(r) for r in watch},
+            "claims": sorted(k for k in self.snap.pvcs),
+        }
+
+
+def _node_reasons(ev: runtime.Evaluation, limit: int = 6) -> list[str]:
+    groups: dict[str, list[str]] = {}
+    for n in ev.nodes:
+        if n.failures:
+            text = "; ".join(f"{f.plugin}: {f.message}" for f in n.failures)
+            groups.setdefault(text, []).append(n.name)
+    out = []
+    for text, names in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:limit]:
+        who = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1})"
+        out.append(f"{who}: {text}")
+    return out
+
+
+# --------------------------------------------------------------------------- steps from files
+
+
+def parse_steps(raw: Any, snap: Snapshot, namespace: str | None, where: str) -> list[Step]:
+    """Steps as scenarios and --steps files write them (docs/simulate.md)."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InputError(f"{where}: steps: Invalid value: must be a list")
+    out: list[Step] = []
+    for i, s in enumerate(raw):
+        path = f"{where}: steps[{i}]"
+        if not isinstance(s, dict) or len(s) == 0:
+            raise InputError(f"{path}: Invalid value: must be a mapping with one action")
+        try:
+            out.extend(_parse_step(s, snap, namespace, path))
+        except (KeyError, TypeError, ValueError) as e:
+            raise InputError(f"{path}: Invalid value: {e}") from None
+    return out
+
+
+def _ref(text: str, namespace: str | None) -> WorkloadRef:
+    return parse_workload(str(text), namespace)
+
+
+def _parse_step(s: dict, snap: Snapshot, namespace: str | None, path: str) -> list[Step]:
+    if "scale" in s:
+        return [Step("scale", {"ref": _ref(s["scale"], namespace), "workload": s["scale"], "replicas": int(s["replicas"])})]
+    if "hpa" in s:  # an HPA-driven sequence: {hpa: statefulset/search, replicas: [4, 2, 3]}
+        return [Step("scale", {"ref": _ref(s["hpa"], namespace), "workload": s["hpa"], "replicas": int(n)}) for n in s["replicas"]]
+    if "rollout" in s:
+        return [Step("rollout", {"ref": _ref(s["rollout"], namespace), "workload": s["rollout"], "image": s.get("image")})]
+    if "evict" in s:
+        key = s["evict"] if "/" in str(s["evict"]) else f"{namespace or 'default'}/{s['evict']}"
+        return [Step("evict", {"pod": key})]
+    if "delete" in s:
+        return [Step("delete", {"ref": _ref(s["delete"], namespace), "workload": s["delete"]})]
+    if "drain" in s:
+        return [Step("drain", {"node": str(s["drain"])})]
+    if "zoneDown" in s:
+        return [Step("zone-down", {"zone": str(s["zoneDown"])})]
+    if "addNodes" in s:
+        a = s["addNodes"]
+        return [Step("add-nodes", {"zone": str(a["zone"]), "count": int(a.get("count", 1)), "pool": a.get("pool")})]
+    if "create" in s:
+        objs = _convert_objects(s["create"], path)
+        return [Step("create", {"objects": objs, "kind": objs[0][0], "key": objs[0][1]})]
+    if "apply" in s:
+        a = s["apply"]
+        ref = _ref(a["workload"], namespace)
+        return [Step("patch", {"ref": ref, "workload": a["workload"], "apply": _patcher(snap, ref, a, path)})]
+    raise InputError(f"{path}: Unsupported value: {sorted(s)}: supported actions: scale, hpa, rollout, evict, delete, drain, zoneDown, addNodes, create, apply")
+
+
+def _convert_objects(manifest: Any, path: str) -> list[tuple[str, str, Any]]:
+    from planner.load import RawInput, build_snapshot, validate_raw
+
+    items = manifest if isinstance(manifest, list) else [manifest]
+    raw = RawInput(objects=[dict(o) for o in items if isinstance(o, dict)])
+    errors = validate_raw(raw)
+    if errors:
+        raise InputError(*[f"{path}: {e}" for e in errors])
+    built = build_snapshot(raw)
+    out: list[tuple[str, str, Any]] = []
+    for kind, table in (("Node", built.nodes), ("PersistentVolumeClaim", built.pvcs), ("Deployment", built.deployments),
+                        ("StatefulSet", built.statefulsets), ("HorizontalPodAutoscaler", built.hpas), ("PodDisruptionBudget", built.pdbs)):
+        out.extend((kind, key, obj) for key, obj in table.items())
+    if not out:
+        raise InputError(f"{path}: create: no object of a kind the replay can create")
+    return out
+
+
+def _tables(snap: Snapshot) -> dict[str, dict[str, Any]]:
+    """The snapshot's objects by kind, for the kinds steps create and patch."""
+    return {"Deployment": snap.deployments, "StatefulSet": snap.statefulsets, "HorizontalPodAutoscaler": snap.hpas,
+            "PodDisruptionBudget": snap.pdbs, "PersistentVolumeClaim": snap.pvcs, "Node": snap.nodes, "Pod": snap.pods}
+
+
+def _lookup(snap: Snapshot, kind: str, key: str) -> Any:
+    return _tables(snap)[kind][key]
+
+
+def _patcher(snap: Snapshot, ref: WorkloadRef, a: dict, path: str) -> Callable[[Any], Any]:
+    """{apply: {workload, replicas?, template? (JSON merge patch on spec.template), spreadSelector?}}."""
+    import copy
+
+    from planner.load import RawInput, build_snapshot, validate_raw
+
+    raw_obj = snap.raw.get((ref.kind, ref.key))
+    if raw_obj is None:
+        raise InputError(f"{path}: {ref} has no source object to patch")
+    obj = copy.deepcopy(raw_obj)
+    spec = obj.setdefault("spec", {})
+    if "replicas" in a:
+        spec["replicas"] = int(a["replicas"])
+    if "template" in a:
+        spec["template"] = _merge_patch(spec.get("template", {}), a["template"])
+    if "spreadSelector" in a:
+        for c in spec.get("template", {}).get("spec", {}).get("topologySpreadConstraints", []) or []:
+            c["labelSelector"] = {"matchLabels": dict(a["spreadSelector"])}
+    raw = RawInput(objects=[obj])
+    errors = validate_raw(raw)
+    if errors:
+        raise InputError(*[f"{path}: {e}" for e in errors])
+    new = _lookup(build_snapshot(raw), ref.kind, ref.key)
+    return lambda _old: new
+
+
+def _merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch (lists replace, null deletes); named lists of containers merge by name."""
+    if not isinstance(patch, dict):
+        return patch
+    out = dict(target) if isinstance(target, dict) else {}
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        elif k == "containers" and isinstance(v, list) and isinstance(out.get(k), list):
+            by_name = {c.get("name"): c for c in out[k] if isinstance(c, dict)}
+            merged = []
+            for c in v:
+                base = by_name.get(c.get("name")) if isinstance(c, dict) else None
+                merged.append(_merge_patch(base, c) if base is not None else c)
+            out[k] = merged
+        else:
+            out[k] = _merge_patch(out.get(k), v)
+    return out

@@ -1,0 +1,67 @@
+"""JSON output validates against the schemas published in docs/output.md."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import jsonschema
+import pytest
+
+from tests.conftest import ROOT, SCENARIOS, run_cli
+
+
+def _schemas() -> dict[str, dict]:
+    text = (ROOT / "docs" / "output.md").read_text()
+    out = {}
+    for m in re.finditer(r"<!-- schema: ([a-z-]+) -->\s*```json\n(.*?)```", text, re.S):
+        out[m.group(1)] = json.loads(m.group(2))
+    return out
+
+
+SCHEMAS = _schemas()
+
+
+def test_schemas_are_valid():
+    assert {"validate", "explain", "check", "capacity"} <= set(SCHEMAS)
+    for s in SCHEMAS.values():
+        jsonschema.Draft202012Validator.check_schema(s)
+
+
+S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
+
+
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("validate", ["validate", S001]),
+        ("validate", ["validate", "/nonexistent.yaml"]),
+        ("explain", ["explain", S001, "--pod", "default/search-2"]),
+        ("check", ["check", S001, "--workload", "statefulset/search", "--replicas", "3"]),
+        ("check", ["check", S001, "--workload", "statefulset/search", "--replicas", "4"]),
+        ("capacity", ["capacity", S001, "--workload", "statefulset/search", "--zone-failure", "--add-nodes"]),
+        ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "3"]),
+        ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "4"]),
+        ("remediate", ["remediate", SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "--workload", "deployment/web", "--rollout"]),
+        (
+            "remediate",
+            ["remediate", SCENARIOS / "seed-001-hpa-replay.yaml", "--workload", "statefulset/search", "--steps", SCENARIOS / "seed-001-hpa-replay.yaml"],
+        ),
+        ("audit", ["audit", S001]),
+        ("audit", ["audit", SCENARIOS / "seed-004-rollout-anti-affinity.yaml"]),
+        ("audit", ["audit", SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml"]),
+    ],
+)
+def test_output_matches_schema(name, args):
+    r = run_cli(args + ["-o", "json"])
+    assert r.code in (0, 1, 2), r.err
+    data = json.loads(r.out)
+    jsonschema.validate(data, SCHEMAS[name])
+
+
+def test_yaml_output_is_the_same_data():
+    import yaml
+
+    j = run_cli(["check", S001, "--workload", "statefulset/search", "--replicas", "4", "-o", "json"])
+    y = run_cli(["check", S001, "--workload", "statefulset/search", "--replicas", "4", "-o", "yaml"])
+    assert json.loads(j.out) == yaml.safe_load(y.out)

@@ -1,0 +1,33 @@
+"""The replay against check on small random clusters.
+
+* a replica count that check proves unschedulable never completes in the replay;
+* a replay that completes placed the pods one at a time through the filters, so check must
+  accept the count too, and the state it ends in is one check accepts as it is.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+
+from planner.engines.check import check_replicas
+from planner.engines.replay import Simulator, Step
+from planner.errors import UnknownResult
+
+from tests.randomcluster import scenarios
+
+
+@settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(scenarios())
+def test_replay_never_beats_a_proof(sc):
+    try:
+        verdict = check_replicas(sc.snapshot, [sc.ref], sc.replicas)
+    except UnknownResult:
+        return
+    sim = Simulator(sc.snapshot, seed=1)
+    result = sim.run([Step("scale", {"ref": sc.ref, "workload": str(sc.ref), "replicas": sc.replicas})], [sc.ref])
+    if not verdict.schedulable:
+        assert not result["completed"], (verdict.explanation, result["steps"][-1])
+    if result["completed"]:
+        assert verdict.schedulable, result["steps"][-1]
+        after = check_replicas(sim.snap, [sc.ref], sc.replicas)
+        assert after.schedulable
