@@ -11,7 +11,7 @@ from .support import check_agrees
 
 APP = {"app": "s"}
 WEB = {"app": "web"}
-PROPS = settings(max_examples=80, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+PROPS = settings(max_examples=50, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 
 
 @pytest.mark.parametrize("count, ok", [(3, True), (4, False)])

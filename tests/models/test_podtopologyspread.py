@@ -19,7 +19,7 @@ from .support import OPTS, check_agrees
 
 APP = {"app": "s"}
 OTHER = {"app": "other"}
-PROPS = settings(max_examples=80, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+PROPS = settings(max_examples=50, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 
 
 def zones(*spec: str, **kw) -> list[Node]:

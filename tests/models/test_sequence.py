@@ -14,7 +14,7 @@ from .strategies import instances
 from .support import OPTS, check_agrees, decide, sequence_nodes
 
 APP = {"app": "s"}
-PROPS = settings(max_examples=60, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+PROPS = settings(max_examples=50, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 
 
 def two_constraints() -> Instance:

@@ -13,7 +13,7 @@ from .support import check_agrees
 
 APP = {"app": "s"}
 WEB = {"app": "web"}
-PROPS = settings(max_examples=80, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+PROPS = settings(max_examples=50, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 
 
 def cluster(n: int = 3) -> list[Node]:
