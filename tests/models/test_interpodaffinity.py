@@ -210,3 +210,15 @@ def test_unschedulable_is_a_proof(inst):
 @given(instances(ordered=True, spread=False))
 def test_ordered_affinity_is_exact(inst):
     check_agrees(inst)
+
+
+@PROPS
+@given(instances(max_groups=1, spread=False, pins=False, existing=False))
+def test_aggregated_affinity_unschedulable_is_a_proof(inst):
+    """Per-node terms over classes of identical nodes: the model counts nodes used per class, a
+    necessary condition only.  (It can say feasible where the brute force cannot bind the pods: two
+    pods with a host port and a self-matching hostname affinity term on two identical nodes; the
+    witness replay is what refuses that placement.)"""
+    d = decide(inst, aggregate=True)
+    if d.status == "infeasible":
+        assert not search(inst, d.tr).feasible
