@@ -8,7 +8,7 @@ LOCK := requirements.lock
 PIP_TOOLS := pip-tools==7.6.2
 UV := uv==0.13.9
 
-.PHONY: demo test bench lint lock floors clean venv
+.PHONY: demo test test-fast bench lint lock floors clean venv
 
 venv: $(STAMP)
 
@@ -40,6 +40,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# Everything but the differential and property tests marked slow.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run

@@ -21,7 +21,6 @@ import pytest
 from planner.domain import LabelSelector, LabelSelectorRequirement
 from planner.engines.audit import selectors as sel
 from planner.matching import with_label_keys
-
 from tests.conftest import ROOT, SCENARIOS, run_cli
 
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())

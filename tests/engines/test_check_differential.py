@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from models.solve import SolveOptions
@@ -15,9 +16,10 @@ from planner.engines.capacity import capacity
 from planner.engines.check import check_by_known_order, check_replicas
 from planner.errors import UnknownResult
 from planner.scheduler.runtime import feasible_nodes
-
 from tests.oracle import replay, sequential_placements
 from tests.randomcluster import scenarios
+
+pytestmark = pytest.mark.slow  # differential: checked against a brute force / the replay
 
 UNKNOWN: list[str] = []
 

@@ -42,7 +42,6 @@ from planner.engines.remediation.verify import (
 )
 from planner.engines.workloads import parse_workload
 from planner.load import load_snapshot
-
 from tests.conftest import SCENARIOS, run_cli
 
 KUBECTL = shutil.which("kubectl")

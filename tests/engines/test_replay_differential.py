@@ -7,13 +7,15 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from planner.engines.check import check_replicas
 from planner.engines.replay import Simulator, Step
 from planner.errors import UnknownResult
-
 from tests.randomcluster import scenarios
+
+pytestmark = pytest.mark.slow  # differential: checked against a brute force / the replay
 
 
 @settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings
 
 from planner.engines.replay import Simulator, Step, parse_steps
 from planner.engines.workloads import WorkloadRef, parse_workload
-
 from tests.conftest import SCENARIOS
 from tests.randomcluster import scenarios
 

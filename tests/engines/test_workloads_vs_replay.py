@@ -46,9 +46,10 @@ from planner.engines.workloads import WorkloadRef, is_running, plan_workload
 from planner.load import load_snapshot
 from planner.snapshot import Snapshot
 from tests.builders import node
-
 from tests.conftest import SCENARIOS
 from tests.randomcluster import scenarios
+
+pytestmark = pytest.mark.slow  # differential: checked against a brute force / the replay
 
 
 @dataclass

@@ -283,6 +283,7 @@ def to_problem(inst: Instance, aggregate: bool = False) -> Translation:
                 domains={ZONE: n.zone} if n.zone is not None else {},
                 cap=[_cap(g, n) for g in groups_in],
                 free=free,
+                node_keys=frozenset({HOST}),  # every node carries its hostname label
             )
         )
     groups = []

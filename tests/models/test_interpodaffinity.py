@@ -206,6 +206,7 @@ def test_unschedulable_is_a_proof(inst):
         assert not search(inst, d.tr).feasible
 
 
+@pytest.mark.slow
 @PROPS
 @given(instances(ordered=True, spread=False))
 def test_ordered_affinity_is_exact(inst):
