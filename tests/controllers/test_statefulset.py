@@ -5,6 +5,7 @@ Rollouts are driven by the fake scheduler of tests/controllers/world.py.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -275,3 +276,77 @@ def test_statefulset_revision_of_loaded_set_is_kept() -> None:
 
     snap = load_snapshot(["scenarios/seed-001-hpa-parallel.yaml"])
     assert reconcile(snap) == []
+
+
+# --------------------------------------------------------------------------- the replay (planner simulate)
+
+_ROLLOUT_SCENARIO = """
+apiVersion: planner.dev/v1alpha1
+kind: Scenario
+metadata: {name: sts-rollout}
+region: region-1
+zones: [zone-a, zone-b]
+nodePools:
+- {name: general, count: 2, capacity: {cpu: "8", memory: 32Gi, pods: "110"}}
+objects:
+- apiVersion: apps/v1
+  kind: StatefulSet
+  metadata: {name: web}
+  spec:
+    replicas: 4
+    serviceName: web
+    podManagementPolicy: Parallel
+    updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 2}}
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers:
+        - {name: web, image: "registry.example/web:1", resources: {requests: {cpu: "1", memory: 1Gi}}}
+"""
+
+
+def _replay_rollout(paths: list[str], workload: str, image: str) -> dict:  # type: ignore[type-arg]
+    from planner.load import load_snapshot
+    from planner.services.simulate import Simulator, Step
+    from planner.services.workloads import WorkloadRef
+
+    snap = load_snapshot(paths)
+    kind, name = workload.split("/")
+    ref = WorkloadRef(kind, "default", name)
+    return Simulator(snap, seed=0).run([Step("rollout", {"ref": ref, "workload": workload, "image": image})], [ref])
+
+
+@pytest.mark.parametrize("gate, first_wave", [(True, ["web-3", "web-2"]), (False, ["web-3"])])
+def test_replay_statefulset_rollout_max_unavailable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gate: bool, first_wave: list[str]
+) -> None:
+    """``planner simulate --rollout`` on a Parallel StatefulSet with maxUnavailable 2: v1.37 (gate
+    on) takes two pods down at once, highest ordinals first; v1.36 (gate off) one at a time."""
+    from planner.controllers import statefulset as sts_mod
+
+    monkeypatch.setattr(sts_mod, "MAX_UNAVAILABLE_STATEFULSET", gate)
+    f = tmp_path / "sts.yaml"
+    f.write_text(_ROLLOUT_SCENARIO)
+    result = _replay_rollout([str(f)], "StatefulSet/web", "registry.example/web:2")
+    events = result["steps"][1]["events"]
+    kinds = [(e["type"], e["pod"].split("/")[1]) for e in events if e["type"] in ("deleted", "created")]
+    wave = []
+    for typ, pod in kinds:
+        if typ != "deleted":
+            break
+        wave.append(pod)
+    assert wave == first_wave
+    assert sorted(p for t, p in kinds if t == "deleted") == ["web-0", "web-1", "web-2", "web-3"]
+    assert result["completed"]
+
+
+def test_replay_seed_001_rollout_replaces_the_broken_pod_first() -> None:
+    """Seed 001 rolled out: search-2 is Pending on the old revision, so (v1.37 two-phase delete) it
+    is replaced at once as an unavailable pod; search-0 and search-1 wait while the new search-2
+    cannot be placed (before kubernetes#137666 the gate-on controller deleted nothing at all)."""
+    result = _replay_rollout(["scenarios/seed-001-hpa-parallel.yaml"], "StatefulSet/search", "search:v2")
+    deleted = [e for e in result["steps"][1]["events"] if e["type"] == "deleted"]
+    assert [e["pod"] for e in deleted] == ["default/search-2"]
+    assert "unavailable Pod search-2" in deleted[0]["reason"]
+    assert not result["completed"]
