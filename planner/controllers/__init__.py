@@ -34,6 +34,6 @@ Modules, each citing its upstream files in its docstring (and above each ported 
 * ``reconciler``        the loop: ``reconcile`` (one pass of every controller), ``apply`` and
   ``Reconciler`` (the replay's incremental passes)
 
-Nothing here imports planner.services, planner.engines.audit, planner.engines.remediation or planner.cli
-(an import-linter contract in pyproject.toml).
+Nothing here imports the engines, the commands or the CLI built on it (the import layers in
+pyproject.toml, checked by `make lint`).
 """

@@ -1,13 +1,15 @@
 """The StatefulSet controller.
 
-Upstream (kubernetes/kubernetes, current stable release):
+Upstream (kubernetes/kubernetes v1.37):
 * pkg/controller/statefulset/stateful_set_control.go: updateStatefulSet (replicas and condemned
   pods, the first unhealthy pod), processReplica, processCondemned, runForAll (OrderedReady is
   monotonic: one pod at a time, each waiting for its predecessors to be Running and Ready,
   condemned pods removed highest ordinal first; Parallel creates and deletes all at once), the
   RollingUpdate loop (highest ordinal first, down to the partition, one pod at a time, waiting
-  for the updated pod to be healthy), updateStatefulSetAfterInvariantEstablished (maxUnavailable,
-  behind the MaxUnavailableStatefulSet feature gate), getStatefulSetRevisions,
+  for the updated pod to be healthy; the path taken with the MaxUnavailableStatefulSet gate off),
+  updateStatefulSetAfterInvariantEstablished (maxUnavailable, the path every RollingUpdate takes
+  with the gate on, its v1.37 default; Parallel sets delete in two phases, kubernetes#137666),
+  getStatefulSetRevisions,
   updateStatefulSetStatus;
 * pkg/controller/statefulset/stateful_set_utils.go: getParentNameAndOrdinal, getStartOrdinal /
   getEndOrdinal, newVersionedStatefulSetPod, getPersistentVolumeClaims (claims named by
@@ -56,10 +58,12 @@ from planner.domain import (
 from planner.revision import controller_revision_name
 from planner.snapshot import Snapshot
 
-# pkg/features MaxUnavailableStatefulSet: off by default in the current stable release (alpha until
-# 1.34; its 1.35 beta default was reverted), so spec.updateStrategy.rollingUpdate.maxUnavailable is
-# ignored and pods are updated one at a time.
-MAX_UNAVAILABLE_STATEFULSET = False
+# pkg/features MaxUnavailableStatefulSet: beta and on by default in v1.37 (kubernetes#139466; alpha
+# until 1.34, on in 1.35, turned off for 1.36 and 1.35.4 by #137904 until the Parallel fix #137666
+# landed).  With it, every RollingUpdate goes through updateStatefulSetAfterInvariantEstablished and
+# spec.updateStrategy.rollingUpdate.maxUnavailable (default 1) bounds the pods down at once; with it
+# off, pods are updated one at a time, waiting for unhealthy pods above.
+MAX_UNAVAILABLE_STATEFULSET = True
 
 # stateful_set_utils.go statefulPodRegex.
 _STATEFUL_POD = re.compile(r"^(.*)-([0-9]+)$")
@@ -373,21 +377,61 @@ class _StatefulSetSync:
         return True
 
     def update_after_invariant_established(self) -> None:
-        """stateful_set_control.go updateStatefulSetAfterInvariantEstablished (MaxUnavailableStatefulSet):
-        delete up to maxUnavailable - unavailable outdated pods, highest ordinal first."""
-        max_unavailable = get_statefulset_max_unavailable(self.sts)
-        unavailable = sum(1 for p in self.replicas if not is_healthy(p))
-        if unavailable >= max_unavailable:
+        """stateful_set_control.go updateStatefulSetAfterInvariantEstablished (v1.37, kubernetes#137666).
+
+        unavailable counts the replicas that are not healthy (a pod not created yet included).  A
+        sync stops there when unavailable >= maxUnavailable, unless the set is Parallel and some of
+        those unavailable pods are outdated and not terminating.  Parallel then deletes in two
+        phases, highest ordinal first, down to the partition: (1) every outdated pod that is not
+        Running and Ready and not terminating, whatever the budget (deleting it takes nothing more
+        down); (2) outdated Running and Ready pods, at most maxUnavailable - unavailable of them.
+        OrderedReady keeps the single pass: up to maxUnavailable - unavailable outdated,
+        non-terminating pods."""
+        sts = self.sts
+        max_unavailable = get_statefulset_max_unavailable(sts)
+        update_min = sts.partition
+        parallel = sts.pod_management_policy == "Parallel"
+        unavailable = 0
+        unavailable_needing_update = 0
+        for pod in self.replicas:
+            if not is_healthy(pod):  # isUnavailable
+                unavailable += 1
+                if parallel and pod is not None and get_pod_revision(pod) != self.update and not pod.terminating:
+                    unavailable_needing_update += 1
+        if unavailable >= max_unavailable and unavailable_needing_update == 0:
+            return
+        why = f"for update to revision {self.update} (maxUnavailable {max_unavailable})"
+        if parallel:
+            # phase 1: outdated pods that are already unavailable
+            for target in range(len(self.replicas) - 1, update_min - 1, -1):
+                pod = self.replicas[target]
+                if pod is None or get_pod_revision(pod) == self.update or pod.terminating:
+                    continue
+                if not is_running_and_ready(pod):  # !isRunningAndAvailable
+                    if pod.key not in self.deleted:
+                        self.delete_pod(pod, f"unavailable Pod {pod.name} is terminating {why}")
+            # phase 2: outdated available pods, within the budget left
+            remaining = max_unavailable - unavailable
+            for target in range(len(self.replicas) - 1, update_min - 1, -1):
+                if remaining <= 0:
+                    break
+                pod = self.replicas[target]
+                if pod is None or get_pod_revision(pod) == self.update or pod.terminating:
+                    continue
+                if is_running_and_ready(pod):
+                    if pod.key not in self.deleted:
+                        self.delete_pod(pod, f"Pod {pod.name} is terminating {why}")
+                    remaining -= 1
             return
         to_delete = max_unavailable - unavailable
         deleted = 0
-        for target in range(len(self.replicas) - 1, self.sts.partition - 1, -1):
+        for target in range(len(self.replicas) - 1, update_min - 1, -1):
             if deleted >= to_delete:
                 break
             pod = self.replicas[target]
             if pod is not None and get_pod_revision(pod) != self.update and not pod.terminating:
                 if pod.key not in self.deleted:
-                    self.delete_pod(pod, f"Pod {pod.name} is terminating for update to revision {self.update} (maxUnavailable {max_unavailable})")
+                    self.delete_pod(pod, f"Pod {pod.name} is terminating {why}")
                 deleted += 1
 
     # ------------------------------------------------------------------ pods and claims

@@ -1,6 +1,6 @@
 """Validation of apps/v1 Deployments, ReplicaSets and StatefulSets.
 
-Port of pkg/apis/apps/validation/validation.go at Kubernetes v1.35, create path.  Two checks go
+Port of pkg/apis/apps/validation/validation.go at Kubernetes v1.37, create path.  Two checks go
 beyond the API server, because the StatefulSet controller would otherwise fail at run time and
 planner must not plan pods that can never exist:
 
@@ -190,9 +190,10 @@ RETENTION_POLICIES = ("Retain", "Delete")
 
 
 def _validate_statefulset_update_strategy(spec: dict, errs: Errs) -> None:  # type: ignore[type-arg]
-    """The updateStrategy switch of ValidateStatefulSetSpec and validateRollingUpdateStatefulSet.
-    (MaxUnavailableStatefulSet is beta but off by default in v1.35, so the API server drops
-    maxUnavailable on create; planner models it, so it is validated as the gate-on server would.)"""
+    """The updateStrategy switch of ValidateStatefulSetSpec and validateRollingUpdateStatefulSet:
+    partition not negative; maxUnavailable (kept on create and defaulted to 1 now that the
+    MaxUnavailableStatefulSet gate is on by default, v1.37) an int or a percentage, not 0, at most
+    100%."""
     path = f"{SPEC}.updateStrategy"
     us = get_map(spec, "updateStrategy", SPEC, errs) or {}
     typ = get_str(us, "type", path, errs)

@@ -1,6 +1,7 @@
 """Validation of core/v1 objects and of the shared pieces (names, labels, selectors, pod specs).
 
-Ports, at Kubernetes v1.35 (the API server's default feature gates), of:
+Ports, at Kubernetes v1.35 (the API server's default feature gates; validateImageVolumeSource at
+v1.37), of:
 
 * k8s.io/apimachinery/pkg/util/validation and pkg/api/validate/content (name and label formats);
 * k8s.io/apimachinery/pkg/apis/meta/v1/validation (ValidateLabels, ValidateLabelSelector);
@@ -1243,8 +1244,10 @@ _POD_VOLUME_SOURCE_PATH = dict(_POD_VOLUME_SOURCES)
 
 
 def _validate_volume_source(vol: dict, path: str, vol_name: str, pod_name: str | None, errs: Errs) -> Errs:  # type: ignore[type-arg]
-    """validateVolumeSource: one volume type; persistentVolumeClaim and ephemeral in detail
-    (the other sources are not read by planner and are only counted)."""
+    """validateVolumeSource: one volume type; persistentVolumeClaim and ephemeral in detail, and
+    validateImageVolumeSource's required reference (v1.37, kubernetes#135989: for pod templates
+    too, no longer only for pods); the other sources are not read by planner and are only
+    counted."""
     el: Errs = []
     n = 0
     present = [k for k in vol if k in _POD_VOLUME_SOURCE_ORDER and vol[k] is not None]
@@ -1277,6 +1280,9 @@ def _validate_volume_source(vol: dict, path: str, vol_name: str, pod_name: str |
                 pvc_name = f"{pod_name}-{vol_name}"
                 for msg in name_is_dns_subdomain(pvc_name, False):
                     el.append(invalid(f"{path}.name", vol_name, f"PVC name {go_quote(pvc_name)}: {msg}"))
+        elif key == "image":
+            if not get_str(v, "reference", f"{path}.image", el):  # validateImageVolumeSource
+                el.append(required(f"{path}.image.reference"))
     if n == 0:
         el.append(required(path, "must specify a volume type"))
     return el

@@ -1,6 +1,6 @@
 """The API server's defaults for the fields planner reads, applied in place to decoded objects.
 
-Ports, at Kubernetes v1.35 with its default feature gates, of:
+Ports, at Kubernetes v1.37 with its default feature gates, of:
 
 * pkg/apis/core/v1/defaults.go and zz_generated.defaults.go -- SetDefaults_Pod (requests default
   to limits, hostNetwork host ports), SetDefaults_PodSpec (dnsPolicy, restartPolicy,
@@ -12,7 +12,8 @@ Ports, at Kubernetes v1.35 with its default feature gates, of:
   (allocatable defaults to capacity), SetDefaults_Namespace (the kubernetes.io/metadata.name
   label);
 * pkg/apis/apps/v1/defaults.go -- SetDefaults_Deployment, SetDefaults_ReplicaSet,
-  SetDefaults_StatefulSet, and the pod-template defaults zz_generated.defaults.go applies to their
+  SetDefaults_StatefulSet (updateStrategy.rollingUpdate.maxUnavailable 1 with the
+  MaxUnavailableStatefulSet gate, on by default from v1.37), and the pod-template defaults zz_generated.defaults.go applies to their
   templates (SetDefaults_PodSpec and the container, port, volume and resource-list defaults -- not
   SetDefaults_Pod, which is for pods only);
 * pkg/apis/autoscaling/v2/defaults.go -- SetDefaults_HorizontalPodAutoscaler (minReplicas 1, a
@@ -27,8 +28,6 @@ Verified *not* defaulted by the API server, so left alone here:
   zz_generated.defaults.go has no toleration defaulter);
 * topologySpreadConstraints nodeAffinityPolicy / nodeTaintsPolicy (nil; the scheduler's
   PodTopologySpread plugin reads nil as Honor / Ignore);
-* statefulset updateStrategy.rollingUpdate.maxUnavailable (defaulted to 1 only with the
-  MaxUnavailableStatefulSet gate, which is off by default in v1.35);
 * pod.spec.priority (set by the Priority admission plugin from priorityClassName, not a default).
 
 Also left alone: status phases (PersistentVolume Pending, PersistentVolumeClaim Pending, Namespace
@@ -45,6 +44,10 @@ from typing import Any
 
 from planner import quantity as qty
 from planner.validation.core import POD_VOLUME_SOURCE_KEYS
+
+# pkg/features MaxUnavailableStatefulSet: on by default in v1.37 (kubernetes#139466; off in v1.36).
+# The same gate as planner.controllers.statefulset.MAX_UNAVAILABLE_STATEFULSET.
+MAX_UNAVAILABLE_STATEFULSET = True
 
 NAMESPACED_KINDS = frozenset(
     (
@@ -314,7 +317,8 @@ def default_replicaset(obj: dict) -> None:  # type: ignore[type-arg]
 
 def default_statefulset(obj: dict) -> None:  # type: ignore[type-arg]
     """SetDefaults_StatefulSet: podManagementPolicy OrderedReady; updateStrategy RollingUpdate
-    (with an empty rollingUpdate when the type was unset) and partition 0;
+    (with an empty rollingUpdate when the type was unset), and for a RollingUpdate with a
+    rollingUpdate: partition 0 and, with the MaxUnavailableStatefulSet gate, maxUnavailable 1;
     persistentVolumeClaimRetentionPolicy Retain/Retain (StatefulSetAutoDeletePVC is GA); replicas 1;
     revisionHistoryLimit 10; and the claim templates' PVC spec defaults."""
     spec = _ensure_dict(obj, "spec")
@@ -329,8 +333,11 @@ def default_statefulset(obj: dict) -> None:  # type: ignore[type-arg]
             if us.get("rollingUpdate") is None:
                 us["rollingUpdate"] = {}
         ru = _dict(us, "rollingUpdate")
-        if us["type"] == "RollingUpdate" and ru is not None and ru.get("partition") is None:
-            ru["partition"] = 0
+        if us["type"] == "RollingUpdate" and ru is not None:
+            if ru.get("partition") is None:
+                ru["partition"] = 0
+            if MAX_UNAVAILABLE_STATEFULSET and ru.get("maxUnavailable") is None:
+                ru["maxUnavailable"] = 1
     policy = _ensure_dict(spec, "persistentVolumeClaimRetentionPolicy")
     if policy is not None:
         for key in ("whenDeleted", "whenScaled"):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from planner.validation import apply_defaults, validate_object
 from tests.validation.objects import (
     pod,
@@ -45,11 +49,49 @@ def test_statefulset_defaults() -> None:
     apply_defaults(s)
     spec = s["spec"]
     assert spec["podManagementPolicy"] == "OrderedReady"
-    assert spec["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}
+    assert spec["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}}
     assert spec["persistentVolumeClaimRetentionPolicy"] == {"whenDeleted": "Retain", "whenScaled": "Retain"}
     assert spec["replicas"] == 1
     assert spec["revisionHistoryLimit"] == 10
     assert spec["volumeClaimTemplates"][0]["spec"]["volumeMode"] == "Filesystem"
+
+
+@pytest.mark.parametrize(
+    "gate, given, want",
+    [
+        # defaults_test.go TestSetDefaultStatefulSet, MaxUnavailableStatefulSet on (the v1.37 default)
+        (True, None, {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}}),
+        (True, {"type": "RollingUpdate", "rollingUpdate": {"partition": 2}}, {"type": "RollingUpdate", "rollingUpdate": {"partition": 2, "maxUnavailable": 1}}),
+        (True, {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "50%"}}, {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": "50%"}}),
+        (True, {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 3}}, {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 3}}),
+        # a RollingUpdate type without rollingUpdate gets none (the controller reads nil as 1)
+        (True, {"type": "RollingUpdate"}, {"type": "RollingUpdate"}),
+        (True, {"type": "OnDelete"}, {"type": "OnDelete"}),
+        # gate off (v1.36): partition only
+        (False, None, {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
+        (False, {"type": "RollingUpdate", "rollingUpdate": {"partition": 2}}, {"type": "RollingUpdate", "rollingUpdate": {"partition": 2}}),
+    ],
+)
+def test_statefulset_max_unavailable_default(monkeypatch: pytest.MonkeyPatch, gate: bool, given: Any, want: Any) -> None:
+    """pkg/apis/apps/v1/defaults.go SetDefaults_StatefulSet: with the MaxUnavailableStatefulSet gate
+    (on by default from v1.37, kubernetes#139466) a RollingUpdate's rollingUpdate gets
+    maxUnavailable 1 when unset; a given value is kept."""
+    from planner.validation import defaults
+
+    monkeypatch.setattr(defaults, "MAX_UNAVAILABLE_STATEFULSET", gate)
+    s: dict[str, Any] = {"kind": "StatefulSet", "metadata": {"name": "db"}, "spec": {}}
+    if given is not None:
+        s["spec"]["updateStrategy"] = given
+    apply_defaults(s)
+    assert s["spec"]["updateStrategy"] == want
+
+
+def test_statefulset_max_unavailable_gates_agree() -> None:
+    """The API server's defaulting and the controller follow the same feature gate."""
+    from planner.controllers import statefulset
+    from planner.validation import defaults
+
+    assert defaults.MAX_UNAVAILABLE_STATEFULSET is statefulset.MAX_UNAVAILABLE_STATEFULSET is True
 
 
 def test_statefulset_ondelete_keeps_no_rolling_update() -> None:

@@ -1127,6 +1127,50 @@ CASES: list[tuple[str, str, dict[str, Any], list[str]]] = [
         {"spec.volumes[1].ephemeral.volumeClaimTemplate.metadata": {"name": "x"}},
         [P + "spec.volumes[1].ephemeral.volumeClaimTemplate.metadata.name: Forbidden: cannot be set"],
     ),
+    # validateImageVolumeSource: a reference is required (pods since the ImageVolume API, v1.31)
+    (
+        "image volume reference required",
+        "Pod",
+        {"spec.volumes[2]": {"name": "config", "image": {"reference": ""}}},
+        [P + "spec.volumes[2].image.reference: Required value"],
+    ),
+    (
+        "image volume reference required when absent",
+        "Pod",
+        {"spec.volumes[2]": {"name": "config", "image": {}}},
+        [P + "spec.volumes[2].image.reference: Required value"],
+    ),
+    (
+        "image volume with a reference",
+        "Pod",
+        {"spec.volumes[2]": {"name": "config", "image": {"reference": "registry.k8s.io/conformance:v1.37.0"}}},
+        [],
+    ),
+    # ... and in pod templates from v1.37 (kubernetes#135989, CHANGELOG-1.37 v1.37.0-alpha.1)
+    (
+        "template image volume reference required (Deployment)",
+        "Deployment",
+        {f"{TPL}.volumes": [{"name": "models", "image": {"reference": ""}}]},
+        [D + f"{TPL}.volumes[0].image.reference: Required value"],
+    ),
+    (
+        "template image volume reference required (ReplicaSet)",
+        "ReplicaSet",
+        {f"{TPL}.volumes": [{"name": "models", "image": {"reference": ""}}]},
+        [RS + f"{TPL}.volumes[0].image.reference: Required value"],
+    ),
+    (
+        "template image volume reference required (StatefulSet)",
+        "StatefulSet",
+        {f"{TPL}.volumes": [{"name": "models", "image": {"reference": ""}}]},
+        [SS + f"{TPL}.volumes[0].image.reference: Required value"],
+    ),
+    (
+        "template image volume with a reference",
+        "Deployment",
+        {f"{TPL}.volumes": [{"name": "models", "image": {"reference": "registry.k8s.io/pause:3.10", "pullPolicy": "IfNotPresent"}}]},
+        [],
+    ),
     (
         "a PVC of an ephemeral volume is not a claim",
         "Pod",
