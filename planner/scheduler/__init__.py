@@ -1,6 +1,6 @@
 """kube-scheduler, ported: the framework, the default profile's plugins and their runners.
 
-What is where (upstream: kubernetes/kubernetes pkg/scheduler/...):
+What is where (upstream: kubernetes/kubernetes pkg/scheduler/..., Kubernetes v1.37):
 
 * ``framework.py``: NodeInfo, ClusterState (the scheduler's snapshot), Status, SKIP,
   fit_error_summary (framework/interface.go, framework/types.go, FitError).
@@ -17,7 +17,8 @@ What is where (upstream: kubernetes/kubernetes pkg/scheduler/...):
   WitnessFilters (filters for a sequence of placements, PreFilterExtensions.AddPod).
 * ``plugins/<plugin>/``: one folder per upstream plugin (framework/plugins/<plugin>/), named as
   upstream: nodeunschedulable, nodename, nodeports, tainttoleration, nodeaffinity, noderesources,
-  volumebinding, volumezone, podtopologyspread, interpodaffinity, imagelocality.  Inside, only the
+  volumebinding, volumezone, podtopologyspread, interpodaffinity, nodedeclaredfeatures,
+  imagelocality.  Inside, only the
   files a plugin has: ``common.py`` (helpers its filter and score share), ``filtering.py``
   (PreFilter, Filter), ``scoring.py`` (PreScore, Score, NormalizeScore), ``kernels.py`` (the
   vectorised equivalents), ``problem.py`` (what the CP-SAT problem, planner.engines.problem,

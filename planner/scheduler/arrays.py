@@ -4,7 +4,9 @@ The reference ports (planner/scheduler/plugins/<plugin>/scoring.py, tested again
 tables) walk the feasible nodes in Python.  At thousands of nodes that dominates a replay, so
 planner.scheduler.scoring
 runs NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration and PodTopologySpread on
-numpy arrays kept per ClusterState:
+numpy arrays kept per ClusterState (the other plugins, VolumeBinding's storage capacity Score
+among them, run their reference Score inside the same ``scoring._run``, which ``score_positions``
+uses):
 
 * static per node (rebuilt when ``cluster.node_infos`` or a node object changes): allocatable cpu
   and memory, whether the node has taints, per topology key the value code of every node;

@@ -5,8 +5,8 @@
 arrays the simulator updates on every bind and delete, and answers ``feasible(pod)`` with
 vector operations:
 
-* NodeUnschedulable, NodeName, TaintToleration, NodeAffinity (and NodePorts for pods with host
-  ports) depend on the node objects only: they are evaluated once per pod signature with the
+* NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeDeclaredFeatures (and NodePorts
+  for pods with host ports) depend on the node objects only: they are evaluated once per pod signature with the
   plugins themselves and cached as a mask;
 * NodeResourcesFit: allocatable minus requested, per resource the pod requests (fit.go;
   plugins/noderesources/kernels.py);
@@ -37,6 +37,7 @@ from planner.scheduler.framework import SKIP, ClusterState
 from planner.scheduler.plugins.interpodaffinity import filtering as ipa
 from planner.scheduler.plugins.interpodaffinity import kernels as interpodaffinity_kernels
 from planner.scheduler.plugins.nodeaffinity import filtering as nodeaffinity
+from planner.scheduler.plugins.nodedeclaredfeatures import filtering as nodedeclaredfeatures
 from planner.scheduler.plugins.nodename import filtering as nodename
 from planner.scheduler.plugins.nodeports import filtering as nodeports
 from planner.scheduler.plugins.noderesources import kernels as noderesources_kernels
@@ -47,7 +48,9 @@ from planner.scheduler.plugins.tainttoleration import filtering as tainttolerati
 from planner.scheduler.plugins.volumebinding import filtering as volumebinding
 from planner.scheduler.plugins.volumezone import filtering as volumezone
 
-STATIC = (nodeunschedulable, nodename, tainttoleration, nodeaffinity)
+# NodeDeclaredFeatures reads the pod's spec and the node's declared features only; planner infers
+# no requirement from what it reads (its module docstring), so the signature below covers it.
+STATIC = (nodeunschedulable, nodename, tainttoleration, nodeaffinity, nodedeclaredfeatures)
 
 
 class FastFilter:

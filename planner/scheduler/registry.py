@@ -4,15 +4,22 @@ Upstream: pkg/scheduler/apis/config/v1/default_plugins.go (getDefaultPlugins: th
 and the score weights) and pkg/scheduler/framework/interface.go (PreFilterPlugin, FilterPlugin,
 PreScorePlugin, ScorePlugin, ScoreExtensions).
 
+Kubernetes v1.37: the MultiPoint list, then ``applyFeatureGates`` (NodeDeclaredFeatures appended,
+its gate on by default since v1.36 and locked on in v1.37; DynamicResources before
+DefaultPreemption, not modelled).
+
 * ``FILTER_PLUGINS``: the filter plugins in the default profile's filter order -- NodeUnschedulable,
   NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, (VolumeRestrictions,
   NodeVolumeLimits: not modelled), VolumeBinding, VolumeZone, PodTopologySpread,
-  InterPodAffinity.  Each is a module satisfying ``FilterPlugin`` (mypy checks it).
+  InterPodAffinity, (DynamicResources: not modelled), NodeDeclaredFeatures.  Each is a module
+  satisfying ``FilterPlugin`` (mypy checks it).
 * ``SCORE_PLUGINS``: the score plugins in profile order with their weights -- TaintToleration 3,
-  NodeAffinity 2, NodeResourcesFit 1, PodTopologySpread 2, InterPodAffinity 2,
-  NodeResourcesBalancedAllocation 1, ImageLocality 1 -- each a ``ScorePlugin`` with the reference
-  PreScore/Score/NormalizeScore and, for the hot ones, the vectorised kernel
-  (planner/scheduler/plugins/<plugin>/kernels.py) that planner.scheduler.scoring runs instead.
+  NodeAffinity 2, NodeResourcesFit 1, VolumeBinding 1 (no weight in the list: the framework's
+  default, 1; it scores since StorageCapacityScoring went on by default in v1.37),
+  PodTopologySpread 2, InterPodAffinity 2, NodeResourcesBalancedAllocation 1, ImageLocality 1 --
+  each a ``ScorePlugin`` with the reference PreScore/Score/NormalizeScore and, for the hot ones,
+  the vectorised kernel (planner/scheduler/plugins/<plugin>/kernels.py) that
+  planner.scheduler.scoring runs instead.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from planner.scheduler.plugins.interpodaffinity import filtering as interpodaffi
 from planner.scheduler.plugins.interpodaffinity import scoring as interpodaffinity_scoring
 from planner.scheduler.plugins.nodeaffinity import filtering as nodeaffinity
 from planner.scheduler.plugins.nodeaffinity import scoring as nodeaffinity_scoring
+from planner.scheduler.plugins.nodedeclaredfeatures import filtering as nodedeclaredfeatures
 from planner.scheduler.plugins.nodename import filtering as nodename
 from planner.scheduler.plugins.nodeports import filtering as nodeports
 from planner.scheduler.plugins.noderesources import balanced_allocation, fit
@@ -40,6 +48,7 @@ from planner.scheduler.plugins.tainttoleration import filtering as tainttolerati
 from planner.scheduler.plugins.tainttoleration import kernels as tainttoleration_kernels
 from planner.scheduler.plugins.tainttoleration import scoring as tainttoleration_scoring
 from planner.scheduler.plugins.volumebinding import filtering as volumebinding
+from planner.scheduler.plugins.volumebinding import scoring as volumebinding_scoring
 from planner.scheduler.plugins.volumezone import filtering as volumezone
 
 if TYPE_CHECKING:
@@ -132,12 +141,14 @@ FILTER_PLUGINS: tuple[FilterPlugin, ...] = (
     volumezone,
     podtopologyspread,
     interpodaffinity,
+    nodedeclaredfeatures,
 )
 
 SCORE_PLUGINS: tuple[ScorePlugin, ...] = (
     _scorer(tainttoleration_scoring, 3, kernel=tainttoleration_kernels.score),
     _scorer(nodeaffinity_scoring, 2),
     Scorer(fit.NAME, 1, fit.pre_score, fit.score, kernel=noderesources_kernels.fit_score),
+    _scorer(volumebinding_scoring, 1),  # no kernel: the reference Score (see its module docstring)
     _scorer(podtopologyspread_scoring, 2, takes_nodes=True, kernel=podtopologyspread_kernels.score),
     _scorer(interpodaffinity_scoring, 2),
     Scorer(

@@ -1,12 +1,13 @@
 """kube-scheduler's score phase: PreScore, Score and NormalizeScore of the default score plugins,
 weighted and summed, and the host selection.
 
-Ports of kube-scheduler v1.36 (kubernetes/kubernetes):
+Ports of kube-scheduler v1.37 (kubernetes/kubernetes):
 * pkg/scheduler/apis/config/v1/default_plugins.go: the default profile's score plugins and weights,
   in profile order -- TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1 (LeastAllocated on
-  cpu and memory, weight 1 each), PodTopologySpread 2, InterPodAffinity 2,
-  NodeResourcesBalancedAllocation 1, ImageLocality 1 (DefaultPreemption, the volume plugins and the
-  others have no Score);
+  cpu and memory, weight 1 each), VolumeBinding 1 (listed without a weight: the framework's
+  default; it scores since StorageCapacityScoring went beta and on by default in v1.37),
+  PodTopologySpread 2, InterPodAffinity 2, NodeResourcesBalancedAllocation 1, ImageLocality 1
+  (DefaultPreemption, the other volume plugins, NodeDeclaredFeatures and the others have no Score);
 * pkg/scheduler/framework/runtime/framework.go RunPreScorePlugins (a plugin whose PreScore returns
   Skip is left out of Score: it adds nothing) and RunScorePlugins (Score on every node, then
   NormalizeScore, then a range check of [0, MaxNodeScore] and the weight);
@@ -27,6 +28,10 @@ their vectorised kernels (planner/scheduler/plugins/<plugin>/kernels.py, on the 
 of planner/scheduler/arrays.py kept on the
 ClusterState and revalidated incrementally, PreScore once per pod), which a randomised test holds
 equal to the reference; the others run their reference implementation (cheap when they skip).
+VolumeBinding has no kernel: its PreScore skips every pod without a static PV candidate for an
+unbound WaitForFirstConsumer claim, and the few that have one are scored by the reference Score
+(tests/scheduler/test_scoring.py holds the score phase equal to it on random clusters with such
+claims).
 
 API (what the replay simulator calls)::
 
@@ -34,7 +39,7 @@ API (what the replay simulator calls)::
     select_host(scores, rng) -> node                # rng: random.Random(seed)
     explain_scores(pod, cluster, feasible) -> {node: {plugin: weighted score}}
 
-Scores are integers; a node's total is at most 1200 (100 * the sum of the weights).
+Scores are integers; a node's total is at most 1300 (100 * the sum of the weights).
 """
 
 from __future__ import annotations

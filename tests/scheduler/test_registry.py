@@ -7,9 +7,10 @@ import inspect
 
 from planner.scheduler import registry, runtime, scoring
 
-# default_plugins.go getDefaultPlugins (v1.36), MultiPoint order, without the plugins planner does
-# not model (SchedulingGates, PrioritySort, VolumeRestrictions, NodeVolumeLimits,
-# DynamicResources, DefaultPreemption, DefaultBinder): their Filter order ...
+# default_plugins.go getDefaultPlugins (v1.37), MultiPoint order then applyFeatureGates
+# (NodeDeclaredFeatures appended: its gate is on by default since v1.36, GA in v1.37), without the
+# plugins planner does not model (SchedulingGates, PrioritySort, VolumeRestrictions,
+# NodeVolumeLimits, DynamicResources, DefaultPreemption, DefaultBinder): their Filter order ...
 UPSTREAM_FILTERS = (
     "NodeUnschedulable",
     "NodeName",
@@ -21,12 +22,15 @@ UPSTREAM_FILTERS = (
     "VolumeZone",
     "PodTopologySpread",
     "InterPodAffinity",
+    "NodeDeclaredFeatures",
 )
-# ... and the score plugins with their weights.
+# ... and the score plugins with their weights (VolumeBinding has none in the list: the
+# framework's default, 1; it scores since StorageCapacityScoring is on by default, v1.37).
 UPSTREAM_SCORES = (
     ("TaintToleration", 3),
     ("NodeAffinity", 2),
     ("NodeResourcesFit", 1),
+    ("VolumeBinding", 1),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
     ("NodeResourcesBalancedAllocation", 1),

@@ -1,6 +1,6 @@
 """InterPodAffinity, Filter half: required pod affinity and anti-affinity.
 
-A port of kube-scheduler v1.34/v1.35:
+A port of kube-scheduler v1.37:
 * pkg/scheduler/framework/plugins/interpodaffinity/filtering.go (preFilterState,
   getExistingAntiAffinityCounts, getIncomingAffinityAntiAffinityCounts, PreFilter, satisfyPodAffinity,
   satisfyPodAntiAffinity, satisfyExistingPodsAntiAffinity, Filter, reason strings);

@@ -1,6 +1,6 @@
 """InterPodAffinity, Score half: preferred pod (anti-)affinity, both ways, and hard affinity symmetry.
 
-A port of kube-scheduler v1.36 pkg/scheduler/framework/plugins/interpodaffinity/scoring.go
+A port of kube-scheduler v1.37 pkg/scheduler/framework/plugins/interpodaffinity/scoring.go
 (scoreMap.processTerm/processTerms, processExistingPod, PreScore, Score, NormalizeScore) with the
 default InterPodAffinityArgs (hardPodAffinityWeight 1, ignorePreferredTermsOfExistingPods false),
 plugin.go (mergeAffinityTermNamespacesIfNotEmpty, GetNamespaceLabelsSnapshot) and

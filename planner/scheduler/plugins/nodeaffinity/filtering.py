@@ -1,7 +1,7 @@
 """NodeAffinity: spec.nodeSelector AND spec.affinity.nodeAffinity.requiredDuringScheduling...
 
 Port of the PreFilter and Filter of pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go
-(v1.34/v1.35), matching with nodeaffinity.GetRequiredNodeAffinity (planner/matching.py).
+(v1.37), matching with nodeaffinity.GetRequiredNodeAffinity (planner/matching.py).
 
 PreFilter, as upstream:
 * Skip when the pod has neither a nodeSelector nor required node affinity;

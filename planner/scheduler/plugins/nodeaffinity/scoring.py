@@ -1,6 +1,6 @@
 """NodeAffinity, Score half: preferredDuringSchedulingIgnoredDuringExecution weights.
 
-A port of kube-scheduler v1.36 pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go
+A port of kube-scheduler v1.37 pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go
 (getPodPreferredNodeAffinity, PreScore, Score, NormalizeScore) with
 k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go
 (NewPreferredSchedulingTerms, PreferredSchedulingTerms.Score) and

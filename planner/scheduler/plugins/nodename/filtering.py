@@ -1,6 +1,6 @@
 """NodeName: a pod with spec.nodeName fits only the node of that name.
 
-Port of pkg/scheduler/framework/plugins/nodename/node_name.go (v1.34/v1.35), which has no
+Port of pkg/scheduler/framework/plugins/nodename/node_name.go (v1.37), which has no
 PreFilter; the plugin is skipped here for a pod without spec.nodeName (Fits is then always true).
 """
 

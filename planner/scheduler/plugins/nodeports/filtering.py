@@ -1,6 +1,6 @@
 """NodePorts: the pod's host ports must not conflict with the ports in use on the node.
 
-Port of pkg/scheduler/framework/plugins/nodeports/node_ports.go (v1.34/v1.35) and of
+Port of pkg/scheduler/framework/plugins/nodeports/node_ports.go (v1.37) and of
 HostPortInfo.CheckConflict (pkg/scheduler/framework/types.go):
 * PreFilter takes the pod's host ports (util.GetHostPorts: hostPort > 0, containers and
   restartable init containers; the loader gives them as PodSpec.host_ports) and is skipped when

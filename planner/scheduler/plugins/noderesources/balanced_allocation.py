@@ -1,6 +1,6 @@
 """NodeResourcesBalancedAllocation, Score.
 
-A port of kube-scheduler v1.36 pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go
+A port of kube-scheduler v1.37 pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go
 (PreScore with the best-effort Skip of kubernetes#129138, balancedResourceScorer); the formulas
 and the approximation are described in resource_allocation.py.
 """
@@ -15,7 +15,7 @@ from planner.scheduler.plugins.noderesources.resource_allocation import MAX_NODE
 
 NAME = "NodeResourcesBalancedAllocation"
 
-# "v1.36" (current stable: balance change with and without the pod) or "v1.35" (balance with it).
+# "v1.36" (since v1.36, still v1.37's: balance change with and without the pod) or "v1.35" (balance with it).
 BALANCED_FORMULA = "v1.36"
 
 

@@ -1,7 +1,7 @@
 """NodeResourcesFit: the node must have room for the pod's requests and one more pod.
 
 Port of the PreFilter and Filter of pkg/scheduler/framework/plugins/noderesources/fit.go
-(v1.34/v1.35: fitsRequest), and of its PreScore and Score (v1.36: the default scoring strategy
+(v1.37: fitsRequest), and of its PreScore and Score (v1.37: the default scoring strategy
 LeastAllocated with resources cpu and memory, weight 1 each; least_allocated.go, semantics in
 resource_allocation.py), with the resource classification of
 pkg/scheduler/util/utils.go IsScalarResourceName and pkg/apis/core/v1/helper/helpers.go.

@@ -1,6 +1,6 @@
 """NodeResourcesFit's default scoring strategy, LeastAllocated.
 
-A port of kube-scheduler v1.36 pkg/scheduler/framework/plugins/noderesources/least_allocated.go
+A port of kube-scheduler v1.37 pkg/scheduler/framework/plugins/noderesources/least_allocated.go
 (leastResourceScorer, leastRequestedScore); see resource_allocation.py for the semantics.
 """
 

@@ -3,7 +3,7 @@
 The scorers are in least_allocated.py and balanced_allocation.py, the plugins' PreScore/Score in
 fit.py and balanced_allocation.py.
 
-A port of kube-scheduler v1.36 (kubernetes/kubernetes):
+A port of kube-scheduler v1.37 (kubernetes/kubernetes):
 * pkg/scheduler/framework/plugins/noderesources/fit.go (PreScore, Score: the default scoring
   strategy LeastAllocated with resources cpu and memory, weight 1 each);
 * pkg/scheduler/framework/plugins/noderesources/least_allocated.go (leastResourceScorer,

@@ -1,6 +1,6 @@
 """NodeUnschedulable: a cordoned node (spec.unschedulable) takes only pods that tolerate it.
 
-Port of pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go (v1.34/v1.35).
+Port of pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go (v1.37).
 Upstream has no PreFilter; the toleration check does not depend on the node, so it is done once
 here and the plugin is skipped for a pod that tolerates the unschedulable taint.
 """

@@ -1,6 +1,6 @@
 """PodTopologySpread, Filter half: whenUnsatisfiable=DoNotSchedule constraints.
 
-A port of kube-scheduler v1.34/v1.35:
+A port of kube-scheduler v1.37 (unchanged since v1.34 in what follows):
 * pkg/scheduler/framework/plugins/podtopologyspread/filtering.go (preFilterState, calPreFilterState,
   minMatchNum, Filter);
 * pkg/scheduler/framework/plugins/podtopologyspread/common.go (filterTopologySpreadConstraints,
@@ -23,20 +23,23 @@ Semantics, as upstream has them
   so for the filter the list is always empty and the plugin returns Skip.  (A cluster admin could
   configure ``PodTopologySpreadArgs.defaultConstraints`` with DoNotSchedule and List defaulting;
   planner models the default profile only, so this filter ignores default constraints.)
-* matchLabelKeys: the scheduler (still, in v1.34/v1.35) merges ``key=<incoming pod's value>`` for
+* matchLabelKeys: the scheduler (still, in v1.37) merges ``key=<incoming pod's value>`` for
   every key present in the pod's labels into the selector (``mergeLabelSetWithSelector``; a null
   selector stays null).  Since v1.34 the API server also merges them into ``labelSelector`` at pod
   creation (MatchLabelKeysInPodTopologySpreadSelectorMerge, beta, on by default) as
   ``key In (value)``; both merges add the same requirement, so applying the keys once here, on top of
   whatever ``label_selector`` the domain object holds (raw or already merged), equals upstream.
 * Counting (``countPodsMatchSelector``): only pods in the incoming pod's namespace, never pods with a
-  deletionTimestamp (``Pod.terminating``), and -- since v1.27 (#116607), still in v1.34/v1.35 --
-  *no pod at all when the effective selector is empty*: upstream short-circuits on
-  ``selector.Empty()``, which is true for ``labelSelector: {}`` (labels.Everything()), so such a
-  constraint counts 0 everywhere while the incoming pod still self-matches, i.e. it never rejects a
-  node.  Reported as kubernetes/kubernetes#141339 and fixed on master by #141340 (2026-08, after
-  v1.36); if a patch release picks the fix up, drop the ``empty`` test in ``pre_filter``.  A null
-  selector (``None``) counts nothing and never self-matches.
+  deletionTimestamp (``Pod.terminating``), and -- since v1.27 (#116607), still in v1.37 -- *no pod
+  at all when the effective selector is empty*: upstream short-circuits on ``selector.Empty()``,
+  which is true for ``labelSelector: {}`` (labels.Everything()), so such a constraint counts 0
+  everywhere while the incoming pod still self-matches, i.e. it never rejects a node.  Reported as
+  kubernetes/kubernetes#141339; the fix, #141340 (merged on master in August 2026, after the
+  release-1.37 branch was cut), first ships in v1.38.0-alpha.1 (CHANGELOG/CHANGELOG-1.38.md,
+  "Changelog since v1.37.0") and was not cherry-picked to release-1.37, so v1.37.x keeps this
+  behaviour and planner follows it.  When planner moves to v1.38, drop the ``empty`` tests here,
+  in scoring.py, kernels.py and problem.py.  A null selector (``None``) counts nothing and never
+  self-matches (unchanged by #141340).
 * Nodes missing any constraint's topology key are not counted for any constraint
   (``nodeLabelsMatchSpreadConstraints``) and are rejected by Filter with
   ``ERR_REASON_NODE_LABEL_NOT_MATCH`` (UnschedulableAndUnresolvable).

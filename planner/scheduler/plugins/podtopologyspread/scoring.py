@@ -1,6 +1,6 @@
 """PodTopologySpread, Score half: ScheduleAnyway constraints and the system default constraints.
 
-A port of kube-scheduler v1.36:
+A port of kube-scheduler v1.37:
 * pkg/scheduler/framework/plugins/podtopologyspread/scoring.go (preScoreState, initPreScoreState,
   PreScore, Score, NormalizeScore, topologyNormalizingWeight, scoreForCount);
 * pkg/scheduler/framework/plugins/podtopologyspread/common.go (filterTopologySpreadConstraints with
@@ -22,7 +22,8 @@ Semantics
   node without a zone label still gets hostname spreading, and its zone value is "" (Go's map
   lookup), which counts as a domain for the normalising weight.
 * Counting (countPodsMatchSelector): pods in the incoming pod's namespace, not terminating,
-  matching the selector; an empty selector (labels.Everything()) and a null one count nothing.
+  matching the selector; an empty selector (labels.Everything()) and a null one count nothing
+  (the empty case is v1.37's; kubernetes#141340 changes it in v1.38, see filtering.py).
   Non-hostname keys are counted over *all* nodes that pass the constraint's inclusion policies
   (nodeAffinityPolicy Honor by default, nodeTaintsPolicy Ignore), but only for the values some
   feasible non-ignored node has; hostname counts are the node's own pods, taken in Score.

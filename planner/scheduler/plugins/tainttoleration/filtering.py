@@ -1,7 +1,7 @@
 """TaintToleration: a node's NoSchedule/NoExecute taints must all be tolerated by the pod.
 
 Port of the Filter of pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go
-(v1.35, and v1.34 from the patch release that took kubernetes#135023): the first untolerated
+(v1.37; so since v1.35, and v1.34 from the patch release that took kubernetes#135023): the first untolerated
 taint (v1helper.FindMatchingUntoleratedTaint with helper.DoNotScheduleTaintsFilterFunc) rejects
 the node as UnschedulableAndUnresolvable.
 

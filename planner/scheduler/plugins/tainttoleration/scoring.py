@@ -1,6 +1,6 @@
 """TaintToleration, Score half: prefer nodes with fewer untolerated PreferNoSchedule taints.
 
-A port of kube-scheduler v1.36 pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go
+A port of kube-scheduler v1.37 pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go
 (getAllTolerationPreferNoSchedule, PreScore, countIntolerableTaintsPreferNoSchedule, Score,
 NormalizeScore) and pkg/scheduler/framework/plugins/helper/normalize_score.go
 (DefaultNormalizeScore).

@@ -1,4 +1,6 @@
-"""VolumeBinding: a port of kube-scheduler's VolumeBinding filter (v1.34/v1.35).
+"""VolumeBinding: a port of kube-scheduler's VolumeBinding filter (v1.37).
+
+Its Score (storage capacity scoring, on by default since v1.37) is in scoring.py.
 
 Upstream files
 --------------
@@ -49,8 +51,8 @@ Not modelled (out of scope)
 * Storage capacity tracking (CSIStorageCapacity, CSIDriver.storageCapacity): dynamic provisioning
   is assumed to have room, so ErrReasonNotEnoughSpace is never produced.
 * CSI migration (in-tree PV translation through CSINode), VolumeAttributesClass matching, PV
-  deletionTimestamp, the assume cache of volumes reserved for in-flight pods, Score, Reserve,
-  PreBind.
+  deletionTimestamp, the assume cache of volumes reserved for in-flight pods, Reserve, PreBind
+  (binding.py binds as PreBind would; Score is scoring.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""VolumeZone: a port of kube-scheduler's VolumeZone filter (v1.34/v1.35).
+"""VolumeZone: a port of kube-scheduler's VolumeZone filter (v1.37).
 
 Upstream files
 --------------
