@@ -1,7 +1,7 @@
 """Kubernetes resource quantities, exactly as k8s.io/apimachinery/pkg/api/resource parses them.
 
 Port of quantity.go (ParseQuantity, parseQuantityString, CanonicalizeBytes/String, Value,
-MilliValue, UnmarshalJSON) and suffix.go, Kubernetes v1.35 (apimachinery v0.35).  Values are exact
+MilliValue, UnmarshalJSON) and suffix.go, Kubernetes v1.37 (apimachinery v0.37; unchanged since v1.35).  Values are exact
 ``fractions.Fraction``s; upstream's rounding is reproduced:
 
 * a parsed value that is not a multiple of 1e-9 is rounded up (away from zero) to one, and a

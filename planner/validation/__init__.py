@@ -9,7 +9,7 @@ Entry points:
   0``; cluster-scoped objects read ``Node worker-1: ...``);
 * :func:`validate_objects` -- every object's problems plus duplicate objects.
 
-The rules are ports of the Kubernetes v1.35 validation code (see core.py, apps.py, other.py),
+The rules are ports of the Kubernetes v1.37 validation code (planner.KUBERNETES_BASELINE) (see core.py, apps.py, other.py),
 create path, default feature gates, restricted to the fields planner reads.  Input is untrusted: a
 field of the wrong JSON type is reported (``... must be of type string``) rather than raised.
 

@@ -1,7 +1,6 @@
 """Validation of core/v1 objects and of the shared pieces (names, labels, selectors, pod specs).
 
-Ports, at Kubernetes v1.35 (the API server's default feature gates; validateImageVolumeSource at
-v1.37), of:
+Ports, at Kubernetes v1.37 (the API server's default feature gates), of:
 
 * k8s.io/apimachinery/pkg/util/validation and pkg/api/validate/content (name and label formats);
 * k8s.io/apimachinery/pkg/apis/meta/v1/validation (ValidateLabels, ValidateLabelSelector);
@@ -994,7 +993,7 @@ def validate_taint_effect(effect: str, allow_empty: bool, path: str, errs: Errs)
 
 
 def validate_tolerations(tols: list, path: str, errs: Errs) -> None:  # type: ignore[type-arg]
-    """ValidateTolerations (TaintTolerationComparisonOperators is alpha and off in v1.35, so Lt/Gt
+    """ValidateTolerations (TaintTolerationComparisonOperators is alpha and off in v1.35 through v1.37, so Lt/Gt
     are unsupported -- with upstream's list of four values)."""
     for i, t in list_items(tols, path, errs):
         ip = f"{path}[{i}]"
@@ -1039,7 +1038,7 @@ NODE_INCLUSION_POLICIES = ("Honor", "Ignore")
 
 
 def validate_topology_spread_constraints(tscs: list, path: str, errs: Errs) -> None:  # type: ignore[type-arg]
-    """validateTopologySpreadConstraints with v1.35's default gates: MatchLabelKeysInPodTopologySpread
+    """validateTopologySpreadConstraints with v1.37's default gates: MatchLabelKeysInPodTopologySpread
     and MatchLabelKeysInPodTopologySpreadSelectorMerge on, so matchLabelKeys go through
     ValidateMatchLabelKeysAndMismatchLabelKeys; NodeInclusionPolicyInPodTopologySpread is GA."""
     decoded = []

@@ -1,6 +1,6 @@
 """Field paths and field errors, formatted exactly like the API server's.
 
-Port of k8s.io/apimachinery/pkg/util/validation/field (path.go, errors.go) at Kubernetes v1.35,
+Port of k8s.io/apimachinery/pkg/util/validation/field (path.go, errors.go) at Kubernetes v1.37,
 plus the pieces of Go's fmt/strconv/encoding/json that ``field.Error.Error()`` relies on to render
 the bad value:
 

@@ -1,7 +1,7 @@
 """Validation of HorizontalPodAutoscalers (autoscaling/v2), PodDisruptionBudgets (policy/v1) and
 StorageClasses (storage.k8s.io/v1).
 
-Ports, at Kubernetes v1.35 (create path, default feature gates), of
+Ports, at Kubernetes v1.37 (create path, default feature gates), of
 pkg/apis/autoscaling/validation/validation.go, pkg/apis/policy/validation/validation.go,
 pkg/apis/storage/validation/validation.go, and of the generic metadata check that
 k8s.io/apiserver/pkg/registry/rest/create.go BeforeCreate runs for every object (the only name
