@@ -96,6 +96,10 @@ def render_simulate(r: dict) -> str:
             lines.append(f"    {s['pod']} Pending since step {s['since_step']}")
             for reason in s["reasons"]:
                 lines.append(f"      {reason}")
+    if r.get("pending_elsewhere"):
+        lines.append("  pending before the first step, of other workloads (not counted against this transition):")
+        for s in r["pending_elsewhere"]:
+            lines.append(f"    {s['pod']}: {s['reasons'][0]}")
     for w in r.get("incomplete", []):
         lines.append(f"  {w}: not complete")
     if r.get("drain_blocked"):

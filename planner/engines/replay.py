@@ -501,13 +501,21 @@ class Simulator:
                     "pods": self.final(watch)["pods"],
                 }
             )
+        # A pod that is Pending at the end is the transition's when it belongs to a watched
+        # workload or became Pending during the replay; one Pending since before the first step
+        # and of another workload was not put there by what is replayed, and is listed apart.
         stuck = []
+        pending_elsewhere = []
         for key, since in sorted(self.pending_since.items(), key=lambda kv: (kv[1], kv[0])):
             pod = self.snap.pods.get(key)
             if pod is None:
                 continue
             ev = runtime.evaluate(pod, self.cluster)
-            stuck.append({"pod": key, "since_step": since, "reasons": [ev.summary()] + _node_reasons(ev)})
+            entry = {"pod": key, "since_step": since, "reasons": [ev.summary()] + _node_reasons(ev)}
+            if since > 0 or any(owned_by(self.snap, pod, r) for r in watch):
+                stuck.append(entry)
+            else:
+                pending_elsewhere.append(entry)
         incomplete = [str(r) for r in watch if not self.complete(r)]
         drain_blocked = list(getattr(self, "drain_pending", []))
         completed = not stuck and not incomplete and not drain_blocked
@@ -515,6 +523,7 @@ class Simulator:
             "completed": completed,
             "steps": records,
             "stuck": stuck,
+            "pending_elsewhere": pending_elsewhere,
             "incomplete": incomplete,
             "drain_blocked": drain_blocked,
             "final": self.final(watch),

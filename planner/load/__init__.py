@@ -302,6 +302,8 @@ class _Builder:
     def finish(self, scenario: Any) -> Snapshot:
         snap = self.snap
         _note_dangling(snap)
+        if scenario is None:
+            _note_one_namespace(snap)
         if scenario is not None:
             snap.scenario = {
                 "name": scenario.name,
@@ -324,6 +326,21 @@ def _note_dangling(snap: Snapshot) -> None:
         nozone = [n.name for n in snap.nodes.values() if not n.zone]
         if nozone and len(nozone) < len(snap.nodes):
             snap.notes.append(f"{len(nozone)} node(s) have no topology.kubernetes.io/zone label (e.g. {nozone[0]}): zone spread skips them")
+
+
+def _note_one_namespace(snap: Snapshot) -> None:
+    """A snapshot of one namespace (`kubectl get pods -n NS`, `planner snapshot -n NS`) lacks the
+    other namespaces' pods on the same nodes, whose requests the scheduler counts: say so. A real
+    cluster always runs some pods of kube-system (kube-proxy, the network plugin) on its nodes."""
+    if not snap.nodes or not snap.pods:
+        return
+    namespaces = {p.namespace for p in snap.pods.values()}
+    if len(namespaces) == 1 and "kube-system" not in namespaces:
+        (ns,) = namespaces
+        snap.notes.append(
+            f"pods were read from namespace {ns} only: pods of other namespaces on these nodes are missing, so free "
+            "room is overstated; `planner snapshot -A` (or kubectl get ... -A) reads every namespace"
+        )
 
 
 def load_snapshot(paths: Iterable[str], limits: Limits | None = None, notice: Callable[[str], None] | None = None) -> Snapshot:

@@ -23,7 +23,7 @@ SCHEMAS = _schemas()
 
 
 def test_schemas_are_valid():
-    assert {"validate", "explain", "check", "capacity"} <= set(SCHEMAS)
+    assert {"validate", "explain", "check", "capacity", "simulate"} <= set(SCHEMAS)
     for s in SCHEMAS.values():
         jsonschema.Draft202012Validator.check_schema(s)
 
@@ -50,6 +50,9 @@ S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
         ("audit", ["audit", S001]),
         ("audit", ["audit", SCENARIOS / "seed-004-rollout-anti-affinity.yaml"]),
         ("audit", ["audit", SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml"]),
+        ("simulate", ["simulate", SCENARIOS / "seed-000-blue-green-replay.yaml", "--workload", "statefulset/blue"]),
+        ("simulate", ["simulate", SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "--workload", "deployment/web", "--rollout"]),
+        ("simulate", ["simulate", S001, "--workload", "statefulset/search", "--scale", "4"]),
     ],
 )
 def test_output_matches_schema(name, args):

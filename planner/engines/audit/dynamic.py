@@ -226,8 +226,9 @@ def zone_loss_pdb(ctx: Context, workloads: list[Workload]) -> None:
             if after.current_healthy >= st.desired_healthy:
                 continue
             budget = f"minAvailable {pdb.min_available}" if pdb.min_available is not None else f"maxUnavailable {pdb.max_unavailable}"
-            stuck = [s for s in res["stuck"] if selector_matches(pdb.selector, sim.snap.pods[s["pod"]].labels)
-                     and sim.snap.pods[s["pod"]].namespace == pdb.namespace] if res["stuck"] else []
+            pending = res["stuck"] + res["pending_elsewhere"]
+            stuck = [s for s in pending if selector_matches(pdb.selector, sim.snap.pods[s["pod"]].labels)
+                     and sim.snap.pods[s["pod"]].namespace == pdb.namespace]
             why = f"; {stuck[0]['pod']} stays Pending: {_strip(stuck[0]['reasons'][0])}" if stuck else ""
             names = ", ".join(w.name for w in owners)
             msg = (

@@ -1,0 +1,67 @@
+"""What counts against a replayed transition: Pending pods of the watched workloads, and pods that
+became Pending during the replay; a pod of another workload that was Pending before the first step
+is listed apart (pending_elsewhere) and does not make the transition STUCK."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import run_cli
+
+SCENARIO = """\
+apiVersion: planner.dev/v1alpha1
+kind: Scenario
+metadata: {name: unrelated-pending}
+nodePools:
+- {name: pool, count: 2, capacity: {cpu: "2", memory: 4Gi, pods: "110"}}
+objects:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    replicas: 2
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: c, image: "nginx:1.27", resources: {requests: {cpu: 100m}}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: gpu-job, namespace: batch}
+  spec:
+    nodeSelector: {accelerator: h100}
+    containers: [{name: c, image: trainer}]
+  status: {phase: Pending}
+- {apiVersion: v1, kind: Namespace, metadata: {name: batch}}
+pods:
+- {workload: deployment/web, count: 2}
+"""
+
+
+def _run(tmp_path, *args):
+    f = tmp_path / "s.yaml"
+    f.write_text(SCENARIO)
+    return run_cli(["simulate", str(f), "-w", "deployment/web", *args])
+
+
+def test_a_rollout_completes_while_an_unrelated_pod_stays_pending(tmp_path):
+    r = _run(tmp_path, "--rollout", "-o", "json")
+    assert r.code == 0, r.out + r.err
+    data = json.loads(r.out)
+    assert data["completed"] is True
+    assert data["stuck"] == []
+    assert [p["pod"] for p in data["pending_elsewhere"]] == ["batch/gpu-job"]
+    assert "node affinity/selector" in data["pending_elsewhere"][0]["reasons"][0]
+    table = _run(tmp_path, "--rollout")
+    assert table.code == 0
+    assert "COMPLETED" in table.out and "batch/gpu-job" in table.out
+
+
+def test_a_pod_the_transition_leaves_pending_still_counts(tmp_path):
+    # scaled beyond the 2 nodes' cpu: 40 x 100m > 2 x 2 cpu, so web's own pods stay Pending
+    r = _run(tmp_path, "--scale", "41", "-o", "json")
+    assert r.code == 1, r.out + r.err
+    data = json.loads(r.out)
+    assert data["completed"] is False
+    assert data["stuck"] and all(s["pod"].startswith("default/web-") for s in data["stuck"])
+    assert [p["pod"] for p in data["pending_elsewhere"]] == ["batch/gpu-job"]
