@@ -23,8 +23,9 @@ The modules, in the order an expansion runs through them:
 * storage_classes.py: ``storageClasses`` -> StorageClass objects; the default class.
 * objects.py: ``objects`` passed through (namespace, uid, creationTimestamp added); the Namespace
   objects for namespaces used but not given.
-* workloads.py: the Deployments and StatefulSets of ``objects``, ``KIND/NAME`` references to them,
-  and ``revisions`` (older pod templates as merge patches).
+* workloads.py: the Deployments and StatefulSets of ``objects`` (the parts of them the expansion
+  reads must have their type), ``KIND/NAME`` references to them, and ``revisions`` (older pod
+  templates as merge patches).
 * volumes.py: ``volumes`` entries; PersistentVolumeClaims and their PersistentVolumes
   (ClaimWriter); the volumeClaimTemplate a claim without a pod comes from.
 * pods.py: ``pods`` entries -> PodPlans (ordinals, counts, placement, phase), and the check that

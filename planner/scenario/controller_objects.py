@@ -50,7 +50,7 @@ def int_or_percent(v: Any, total: int, round_up: bool) -> int:
             return 0
         num = pct * total
         return -(-num // 100) if round_up else num // 100
-    if isinstance(v, str) and v.isdigit():
+    if isinstance(v, str) and v.isascii() and v.isdigit():
         return int(v)
     return 0
 
@@ -79,12 +79,14 @@ def replicasets(stamp: Stamper, w: Workload, names: RevisionNames, pods: PodsByR
         if rname == "current":
             updated = len(mine)
         rtpl = copy.deepcopy(tpl)
-        rmd = rtpl.setdefault("metadata", {})
-        rlabels = dict(rmd.get("labels") or {})
+        rmd = rtpl.get("metadata")
+        if not isinstance(rmd, dict):  # absent or null (other values are reported when read)
+            rmd = rtpl["metadata"] = {}
+        rlabels = dict(d(rmd.get("labels")))
         rlabels[LABEL_POD_TEMPLATE_HASH] = h
         rmd["labels"] = rlabels
         sel = copy.deepcopy(d(spec.get("selector")))
-        ml = dict(sel.get("matchLabels") or {})
+        ml = dict(d(sel.get("matchLabels")))
         ml[LABEL_POD_TEMPLATE_HASH] = h
         sel["matchLabels"] = ml
         md = stamp.meta("ReplicaSet", rs_name, w.namespace)

@@ -4,6 +4,7 @@ collected, not raised, so that every problem is reported at once."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -41,7 +42,7 @@ def type_name(v: Any) -> str:
 
 
 def quantity_str(v: Any) -> str:
-    return str(v) if not isinstance(v, float) or v != int(v) else str(int(v))
+    return str(v) if not isinstance(v, float) or not math.isfinite(v) or v != int(v) else str(int(v))
 
 
 class FieldErrors:

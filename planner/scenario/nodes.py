@@ -9,7 +9,7 @@ from typing import Any
 
 from planner.domain import LABEL_HOSTNAME, LABEL_REGION, LABEL_ZONE, Node, Taint
 from planner.scenario.fields import DNS_LABEL, DNS_SUBDOMAIN, LABEL_VALUE, Fields, type_name
-from planner.scenario.raw import d
+from planner.scenario.raw import d, lst
 from planner.scenario.stamps import Stamper
 
 MAX_NODES = 10_000
@@ -278,7 +278,7 @@ def register_user_node(topo: Topology, obj: dict) -> None:
     spec = d(obj.get("spec"))
     taints = tuple(
         Taint(str(t.get("key", "")), str(t.get("value") or ""), str(t.get("effect", "")))
-        for t in spec.get("taints") or [] if isinstance(t, dict)
+        for t in lst(spec.get("taints")) if isinstance(t, dict)
     )
     dom = Node(name=str(md["name"]), labels=labels, taints=taints, unschedulable=bool(spec.get("unschedulable")))
     topo.add(NodeRec(dom.name, labels.get(LABEL_ZONE), dom))

@@ -10,7 +10,7 @@ from planner.scenario.fields import Fields, type_name
 from planner.scenario.nodes import Topology, register_user_node
 from planner.scenario.stamps import Stamper
 from planner.scenario.storage_classes import StorageClasses
-from planner.scenario.workloads import Workload, Workloads
+from planner.scenario.workloads import Workload, Workloads, check_workload
 
 MAX_OBJECTS = 100_000
 
@@ -68,6 +68,7 @@ def read_objects(doc: dict, f: Fields, stamp: Stamper, topo: Topology, classes: 
             if not isinstance(tpl, dict):
                 f.required(f"{p}.spec.template")
                 continue
+            check_workload(f, p, obj)
             workloads.add(Workload(kind, ns, name, obj))
         if kind == "StorageClass":
             classes.register_user_class(obj)

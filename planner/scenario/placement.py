@@ -7,7 +7,7 @@ from __future__ import annotations
 from planner.domain import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Toleration
 from planner.matching import find_untolerated_taint, labels_match_map, node_selector_matches
 from planner.scenario.nodes import NodeRec, Topology
-from planner.scenario.raw import d
+from planner.scenario.raw import d, lst
 
 
 def pick_node(topo: Topology, zone: str, template: dict) -> NodeRec | None:
@@ -33,7 +33,7 @@ def pick_node(topo: Topology, zone: str, template: dict) -> NodeRec | None:
 
 def _tolerations(spec: dict) -> tuple[Toleration, ...]:
     out = []
-    for t in spec.get("tolerations") or []:
+    for t in lst(spec.get("tolerations")):
         if not isinstance(t, dict):
             continue
         out.append(Toleration(
@@ -46,10 +46,12 @@ def _tolerations(spec: dict) -> tuple[Toleration, ...]:
 
 
 def _required_node_affinity(spec: dict) -> NodeSelector | None:
+    """The pod's required node affinity; None (no constraint) when a part of it is malformed,
+    which the scenario reports (workloads.check_template)."""
     aff = spec.get("affinity")
     na = aff.get("nodeAffinity") if isinstance(aff, dict) else None
     req = na.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(na, dict) else None
-    if not isinstance(req, dict):
+    if not isinstance(req, dict) or not _well_formed(req):
         return None
     terms = []
     for t in req.get("nodeSelectorTerms") or []:
@@ -65,3 +67,20 @@ def _required_node_affinity(spec: dict) -> NodeSelector | None:
         )
         terms.append(NodeSelectorTerm(exprs, fields))
     return NodeSelector(tuple(terms))
+
+
+def _well_formed(req: dict) -> bool:
+    """nodeSelectorTerms, their matchExpressions and matchFields, and the values are lists
+    (or absent)."""
+    terms = req.get("nodeSelectorTerms")
+    if terms is not None and not isinstance(terms, list):
+        return False
+    for t in terms or []:
+        for key in ("matchExpressions", "matchFields"):
+            exprs = t.get(key) if isinstance(t, dict) else None
+            if exprs is not None and not isinstance(exprs, list):
+                return False
+            for e in exprs or []:
+                if isinstance(e, dict) and e.get("values") is not None and not isinstance(e.get("values"), list):
+                    return False
+    return True

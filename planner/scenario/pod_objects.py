@@ -96,7 +96,7 @@ def statefulset_pod(stamp: Stamper, namer: PodNamer, names: RevisionNames, plan:
         storage.claimed.add((w.namespace, cname))
         storage.add(writer.claim(plan.path, w.namespace, cname, w, ct, plan.ordinal, plan.node, pod))
     vol_names = {v["name"] for v in vols}
-    rest = [v for v in spec.get("volumes", []) if isinstance(v, dict) and v.get("name") not in vol_names]
+    rest = [v for v in lst(spec.get("volumes")) if isinstance(v, dict) and v.get("name") not in vol_names]
     if vols or rest:
         spec["volumes"] = vols + rest
     return pod
@@ -144,7 +144,7 @@ def make_pod(stamp: Stamper, plan: PodPlan, name: str, template: dict, extra_lab
 
 def qos_class(spec: dict) -> str:
     """v1qos.GetPodQOS, comparing quantities as written."""
-    containers = [c for key in ("initContainers", "containers") for c in (spec.get(key) or []) if isinstance(c, dict)]
+    containers = [c for key in ("initContainers", "containers") for c in lst(spec.get(key)) if isinstance(c, dict)]
     any_set = False
     guaranteed = bool(containers)
     for c in containers:

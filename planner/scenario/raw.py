@@ -20,7 +20,7 @@ def claim_templates(sts: dict) -> list[dict]:
     """A StatefulSet's volumeClaimTemplates that have a name."""
     spec = d(sts.get("spec"))
     out = []
-    for ct in spec.get("volumeClaimTemplates") or []:
+    for ct in lst(spec.get("volumeClaimTemplates")):
         if isinstance(ct, dict) and isinstance(ct.get("metadata"), dict) and isinstance(ct["metadata"].get("name"), str):
             out.append(ct)
     return out

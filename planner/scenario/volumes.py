@@ -11,7 +11,7 @@ from planner.domain import LABEL_ZONE
 from planner.revision import fnv32a
 from planner.scenario.fields import Fields, quantity_str, type_name
 from planner.scenario.nodes import Topology
-from planner.scenario.raw import claim_templates, d
+from planner.scenario.raw import claim_templates, d, lst
 from planner.scenario.stamps import Stamper
 from planner.scenario.storage_classes import StorageClasses
 from planner.scenario.workloads import Workload, Workloads
@@ -35,8 +35,8 @@ def read_volumes(doc: dict, f: Fields, topo: Topology, classes: StorageClasses) 
             continue
         f.keys(p, v, VOLUME_KEYS)
         claim = f.string(f"{p}.claim", v.get("claim"))
-        ns = v.get("namespace") or "default"
-        if claim is None:
+        ns = f.string(f"{p}.namespace", v.get("namespace")) if v.get("namespace") else "default"
+        if claim is None or ns is None:
             continue
         if (ns, claim) in entries:
             f.duplicate(f"{p}.claim", claim)
@@ -60,9 +60,13 @@ def read_volumes(doc: dict, f: Fields, topo: Topology, classes: StorageClasses) 
                 continue
         if v.get("size") is not None:
             f.quantity(f"{p}.size", v.get("size"))
+        for key in ("storageClass", "volumeName"):
+            if v.get(key) is not None and not isinstance(v.get(key), str):
+                f.invalid(f"{p}.{key}", v.get(key), f"must be a string, not {type_name(v.get(key))}")
         sc = v.get("storageClass")
-        if sc is not None and sc not in classes.by_name:
+        if isinstance(sc, str) and sc not in classes.by_name:
             f.not_found(f"{p}.storageClass", sc)
+        f.list_of(f"{p}.accessModes", v.get("accessModes"))
         entries[(ns, claim)] = (p, v)
     return entries
 
@@ -98,7 +102,7 @@ def template_for_claim(workloads: Workloads, ns: str, cname: str) -> tuple[Workl
         for ct in claim_templates(w.obj):
             prefix = f"{ct['metadata']['name']}-{w.name}-"
             rest = cname[len(prefix):]
-            if cname.startswith(prefix) and rest.isdigit():
+            if cname.startswith(prefix) and rest.isascii() and rest.isdigit():
                 return w, ct, int(rest)
     return None, None, None
 
@@ -148,9 +152,9 @@ class ClaimWriter:
             self.f.required(f"{vpath}.size", f"claim {cname} has no volumeClaimTemplate storage request to copy")
             size = "1Gi"
         size = quantity_str(size)
-        access = entry.get("accessModes") or cspec.get("accessModes") or ["ReadWriteOnce"]
+        access = lst(entry.get("accessModes")) or lst(cspec.get("accessModes")) or ["ReadWriteOnce"]
         sc_name = entry.get("storageClass") or cspec.get("storageClassName") or self.classes.default
-        sc = self.classes.by_name.get(sc_name) if sc_name else None
+        sc = self.classes.by_name.get(sc_name) if isinstance(sc_name, str) and sc_name else None
         provisioner = str(sc.get("provisioner", "")) if sc else ""
         node = entry.get("node") or pod_node
         zone = entry.get("zone")
