@@ -96,15 +96,22 @@ def explain(
     pod: Annotated[str | None, typer.Option("--pod", help="The pod to explain: NAMESPACE/NAME or NAME (with -n).")] = None,
     pod_file: Annotated[str | None, typer.Option("--pod-file", help="A pod manifest that does not exist yet.")] = None,
     namespace: NamespaceOpt = None,
+    scores: Annotated[
+        bool,
+        typer.Option(
+            "--scores",
+            help="Also score the nodes that pass every filter: each score plugin's normalized score (0..100) and weight, and the weighted total, highest first.",
+        ),
+    ] = False,
     out: OutputOpt = Format.table,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
-    """Why a pod can or cannot be placed: every filter plugin on every node, as kube-scheduler sees it."""
+    """Why a pod can or cannot be placed: every filter plugin on every node, as kube-scheduler sees it (--scores: and how the feasible ones score)."""
     from planner.commands.explain import explain_pod, render_table
 
     if (pod is None) == (pod_file is None):
         raise UsageError("explain: give exactly one of --pod NAMESPACE/NAME or --pod-file POD.yaml")
-    result = explain_pod(paths, pod=pod, pod_file=pod_file, namespace=namespace, limits=_limits(max_bytes))
+    result = explain_pod(paths, pod=pod, pod_file=pod_file, namespace=namespace, limits=_limits(max_bytes), scores=scores)
     output.emit(result, out.value, render_table)
     return 0 if result["schedulable"] else 1
 

@@ -48,6 +48,7 @@ def explain_pod(
     pod_file: str | None,
     namespace: str | None,
     limits: Limits,
+    scores: bool = False,
 ) -> dict:
     snap = load_snapshot(paths, limits, notice=note)
     notes = list(snap.notes)
@@ -61,10 +62,51 @@ def explain_pod(
         if key not in snap.pods:
             raise InputError(f"pod {key} not found in the input ({len(snap.pods)} pods read)")
         target = snap.pods[key]
-    return explain(snap, target, notes)
+    return explain(snap, target, notes, scores=scores)
 
 
 # --------------------------------------------------------------------------- table
+
+# Column headers of the score table: the plugins' names shortened (the legend under it spells them out).
+SHORT_NAMES = {
+    "TaintToleration": "taint",
+    "NodeAffinity": "nodeaff",
+    "NodeResourcesFit": "fit",
+    "VolumeBinding": "volume",
+    "PodTopologySpread": "spread",
+    "InterPodAffinity": "podaff",
+    "NodeResourcesBalancedAllocation": "balanced",
+    "ImageLocality": "image",
+}
+
+
+def _score_table(r: dict) -> list[str]:
+    """The feasible nodes' scores, in the JSON's order (highest total first): one column per score
+    plugin that ran, headed ``<short name>*<weight>``, each cell the normalised score (0..100)
+    before the weight, then the total (sum of score * weight).  Nodes of one zone with the same
+    scores share a row."""
+    scored = [n for n in r["nodes"] if "scores" in n]
+    if not scored:
+        return []
+    plugins = [(s["plugin"], s["weight"]) for s in scored[0]["scores"]]
+    headers = ["node", "zone"] + [f"{SHORT_NAMES.get(p, p)}*{w}" for p, w in plugins] + ["total"]
+    groups: dict[tuple, list[str]] = {}
+    for n in scored:
+        key = (n["zone"] or "-", tuple(s["score"] for s in n["scores"]), n["total_score"])
+        groups.setdefault(key, []).append(n["name"])
+    rows = []
+    for (zone, values, total), names in groups.items():
+        label = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} alike)"
+        rows.append([label, zone, *values, total])
+    out = ["", "  Scores (each plugin's normalized score 0..100, before its weight; total = sum of score*weight), highest total first:"]
+    out.append(table(headers, rows, indent="  "))
+    legend = ", ".join(f"{SHORT_NAMES.get(p, p).upper()}={p}" for p, _w in plugins)
+    out.append(f"    {legend}")
+    skipped = r.get("skipped_score_plugins") or []
+    if skipped:
+        out.append(f"    skipped (PreScore returned Skip: not scored, adds nothing): {', '.join(skipped)}")
+    return out
+
 
 
 def render_table(r: dict) -> str:
@@ -90,6 +132,7 @@ def render_table(r: dict) -> str:
             text = f"{reason} [{detail}]" if detail else reason
             rows.append([label if i == 0 else "", zone if i == 0 else "", "no" if i == 0 else "", plugin, text])
     out.append(table(["node", "zone", "fits", "plugin", "reason"], rows, indent="  "))
+    out.extend(_score_table(r))
     for s in r["spread"]:
         out.append("")
         out.append(f"  Topology spread: {s['topology_key']} maxSkew={s['max_skew']} {s['when_unsatisfiable']} selector {s['selector']}")

@@ -1,5 +1,8 @@
 """What explain answers: every filter plugin on every node for one pod, as kube-scheduler sees it,
-with what the spread constraints counted and each volume's chain (PVC -> PV -> topology)."""
+with what the spread constraints counted and each volume's chain (PVC -> PV -> topology); with
+``scores``, the score phase on the nodes that pass every filter (planner.scheduler.scoring, the
+run the replay picks its node with): each score plugin's normalised score and weight per node and
+the weighted total, the nodes ranked by it."""
 
 from __future__ import annotations
 
@@ -11,9 +14,19 @@ from planner.scheduler import runtime
 from planner.scheduler.framework import ClusterState
 from planner.snapshot import Snapshot
 
+MIN_FEASIBLE_NODES_TO_FIND = 100  # schedule_one.go minFeasibleNodesToFind (planner.engines.replay)
 
-def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None) -> dict:
-    """The explanation of ``target`` against ``snap`` (the pod itself is taken out of the cluster)."""
+
+def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None, *, scores: bool = False) -> dict:
+    """The explanation of ``target`` against ``snap`` (the pod itself is taken out of the cluster).
+
+    ``scores``: every node that passes the filters gets ``scores`` (per score plugin that ran, in
+    profile order: ``{"plugin", "score", "weight"}``, the score normalised to 0..100 before the
+    weight) and ``total_score`` (sum of score * weight: RunScorePlugins + prioritizeNodes); a
+    plugin whose PreScore returned Skip is left out of every node's ``scores`` (it adds nothing, as
+    in scoring.score_nodes) and named in ``skipped_score_plugins``; ``nodes`` is then sorted by
+    ``total_score``, highest first, ties in the snapshot's node order, and the nodes that fail a
+    filter follow in that order without scores.  Without feasible nodes nothing is scored."""
     notes = list(notes or [])
     cluster = base_cluster(snap).clone()
     existing = snap.pods.get(target.key)
@@ -39,7 +52,7 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None) -> dict
                 ],
             }
         )
-    return {
+    out = {
         "pod": target.key,
         "schedulable": ev.schedulable,
         "summary": ev.summary(),
@@ -50,6 +63,40 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None) -> dict
         "volumes": _volume_details(ev),
         "notes": notes,
     }
+    if scores and ev.feasible_nodes:
+        out["nodes"], out["skipped_score_plugins"] = _scored(target, cluster, ev.feasible_nodes, nodes, notes)
+    return out
+
+
+def _scored(pod: Pod, cluster: ClusterState, feasible: list[str], nodes: list[dict], notes: list[str]) -> tuple[list[dict], list[str]]:
+    """``nodes`` with the feasible ones scored (scoring.score_breakdown: the replay's score phase)
+    and ranked by total, highest first (a stable sort: ties keep the snapshot's node order, the
+    order selectHost meets them in); the plugins PreScore skipped."""
+    from planner.scheduler import scoring
+
+    breakdown = scoring.score_breakdown(pod, cluster, feasible)
+    skipped = [name for name, _w, s in breakdown if s is None]
+    ran = [(name, w, s) for name, w, s in breakdown if s is not None]
+    pos = {n: i for i, n in enumerate(feasible)}
+    for n in nodes:
+        i = pos.get(n["name"])
+        if i is None:
+            continue
+        n["scores"] = [{"plugin": name, "score": s[i], "weight": w} for name, w, s in ran]
+        n["total_score"] = sum(s[i] * w for _name, w, s in ran)
+    ranked = sorted((n for n in nodes if "total_score" in n), key=lambda n: -n["total_score"])
+    if len(feasible) == 1:
+        notes.append(
+            "only one node passes the filters: kube-scheduler binds it without scoring (schedule_one.go); "
+            "the scores are what the score plugins would give it"
+        )
+    if len(feasible) > MIN_FEASIBLE_NODES_TO_FIND:
+        notes.append(
+            f"{len(feasible)} nodes pass the filters: kube-scheduler stops its search after numFeasibleNodesToFind "
+            f"of them (at least {MIN_FEASIBLE_NODES_TO_FIND}; a share of the cluster that shrinks as it grows) and "
+            "scores only those, so scores normalised over the nodes scored can differ; all are scored here"
+        )
+    return ranked + [n for n in nodes if "total_score" not in n], skipped
 
 
 def _detail(ev: runtime.Evaluation, plugin: str, pod: Pod, ni: Any) -> str:

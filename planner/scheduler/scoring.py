@@ -38,6 +38,7 @@ API (what the replay simulator calls)::
     score_nodes(pod, cluster, feasible) -> {node: total weighted score}
     select_host(scores, rng) -> node                # rng: random.Random(seed)
     explain_scores(pod, cluster, feasible) -> {node: {plugin: weighted score}}
+    score_breakdown(pod, cluster, feasible) -> [(plugin, weight, normalised scores | None)]
 
 Scores are integers; a node's total is at most 1300 (100 * the sum of the weights).
 """
@@ -71,6 +72,7 @@ __all__ = [
     "explain_scores",
     "plugin_scores",
     "run_score_plugins",
+    "score_breakdown",
     "score_nodes",
     "select_host",
 ]
@@ -131,6 +133,19 @@ def _run(pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[tuple[str
 def run_score_plugins(pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[tuple[str, list[int] | None]]:
     """(plugin, weighted scores in ``feasible`` order) per default score plugin, None when skipped."""
     return [(name, None if s is None else s.tolist()) for name, s in _run(pod, cluster, feasible)]
+
+
+def score_breakdown(pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[tuple[str, int, list[int] | None]]:
+    """The score phase plugin by plugin, as planner explain --scores shows it: per default score
+    plugin in profile order, (plugin, weight, its normalised scores in [0, 100] before the weight,
+    in ``feasible`` order), or (plugin, weight, None) for a plugin whose PreScore returned Skip (it
+    is not scored and adds nothing).  The same run as score_nodes (the replay's ``_run``): a node's
+    total there is the sum of score * weight over the plugins that were not skipped."""
+    out: list[tuple[str, int, list[int] | None]] = []
+    for name, weighted in _run(pod, cluster, feasible):
+        w = PLUGIN_WEIGHTS[name]
+        out.append((name, w, None if weighted is None else (weighted // w if w > 1 else weighted).tolist()))
+    return out
 
 
 def score_nodes(pod: Pod, cluster: ClusterState, feasible: list[str]) -> dict[str, int]:

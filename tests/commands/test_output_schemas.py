@@ -37,6 +37,9 @@ S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
         ("validate", ["validate", S001]),
         ("validate", ["validate", "/nonexistent.yaml"]),
         ("explain", ["explain", S001, "--pod", "default/search-2"]),
+        ("explain", ["explain", S001, "--pod", "default/search-2", "--scores"]),
+        ("explain", ["explain", SCENARIOS / "seed-002-spread-semantics.yaml", "--pod", "batch/batch-worker-67876b4f55-rkf8h", "--scores"]),
+        ("explain", ["explain", SCENARIOS / "seed-002-spread-zone-hostname.yaml", "--pod", "default/my-app-7999fc7486-2dl2r", "--scores"]),
         ("check", ["check", S001, "--workload", "statefulset/search", "--replicas", "3"]),
         ("check", ["check", S001, "--workload", "statefulset/search", "--replicas", "4"]),
         ("capacity", ["capacity", S001, "--workload", "statefulset/search", "--zone-failure", "--add-nodes"]),
@@ -60,6 +63,23 @@ def test_output_matches_schema(name, args):
     assert r.code in (0, 1, 2), r.err
     data = json.loads(r.out)
     jsonschema.validate(data, SCHEMAS[name])
+
+
+def test_explain_scores_schema_rejects_scores_on_infeasible_nodes():
+    """The schema holds what --scores promises: scores only on feasible nodes, integers 0..100."""
+    r = run_cli(["explain", SCENARIOS / "seed-002-spread-semantics.yaml", "--pod", "batch/batch-worker-67876b4f55-rkf8h", "--scores", "-o", "json"])
+    data = json.loads(r.out)
+    scored = next(n for n in data["nodes"] if "scores" in n)
+    assert scored["scores"] and "total_score" in scored
+    jsonschema.validate(data, SCHEMAS["explain"])
+    bad = json.loads(r.out)
+    bad["nodes"].append({"name": "x", "feasible": False, "failures": [], "scores": [], "total_score": 0})
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, SCHEMAS["explain"])
+    bad = json.loads(r.out)
+    bad["nodes"][0]["scores"][0]["score"] = 101
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, SCHEMAS["explain"])
 
 
 def test_yaml_output_is_the_same_data():
