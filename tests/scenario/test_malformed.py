@@ -76,6 +76,7 @@ def _assert_clean(args: list[str], what: str) -> None:
     assert "Traceback" not in text, f"{what}:\n{text[-2000:]}"
 
 
+@pytest.mark.slow  # a fuzz campaign (tens of seconds)
 @settings(max_examples=300, derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(mutated_scenarios())
