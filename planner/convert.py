@@ -293,6 +293,7 @@ class Converter:
             annotations=_labels(md.get("annotations")),
             creation_timestamp=str(md.get("creationTimestamp") or ""),
             nominated_node_name=str(st.get("nominatedNodeName") or ""),
+            **_ready_condition(spec, st),
         )
 
     def deployment(self, o: dict) -> Deployment:
@@ -378,6 +379,21 @@ class Converter:
             update_revision=str(st.get("updateRevision") or ""),
             uid=str(md.get("uid", "")),
         )
+
+
+def _ready_condition(spec: Mapping[str, Any], st: Mapping[str, Any]) -> dict[str, Any]:
+    """The pod's Ready condition (pkg/api/v1/pod/util.go GetPodReadyCondition), as Pod.ready and
+    Pod.ready_since, for a pod that runs on a node and carries status.conditions: ready when the
+    Ready condition's status is "True" (IsPodReadyConditionTrue), not ready when it is anything
+    else or missing.  A pod without conditions (a hand-written manifest) and a pod that is not
+    Running on a node (the replay binds and starts it) get None: Running on a node means Ready."""
+    conds = st.get("conditions")
+    if not isinstance(conds, list) or not conds or st.get("phase") != "Running" or not spec.get("nodeName"):
+        return {}
+    for c in conds:
+        if isinstance(c, dict) and c.get("type") == "Ready":
+            return {"ready": c.get("status") == "True", "ready_since": str(c.get("lastTransitionTime") or "")}
+    return {"ready": False}
 
 
 def _volumes(spec: Mapping[str, Any], pod_name: str) -> tuple[PodVolume, ...]:
@@ -609,6 +625,7 @@ def pdb(o: dict) -> PodDisruptionBudget:
         selector=label_selector(spec.get("selector")),
         min_available=spec.get("minAvailable"),
         max_unavailable=spec.get("maxUnavailable"),
+        unhealthy_pod_eviction_policy=str(spec.get("unhealthyPodEvictionPolicy") or ""),
     )
 
 

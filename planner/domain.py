@@ -302,6 +302,11 @@ class Pod:
     annotations: Mapping[str, str] = field(default_factory=dict)
     creation_timestamp: str = ""
     nominated_node_name: str = ""
+    # status.conditions[type=Ready] of a pod read Running on a node: True/False as its status says
+    # (False when it has conditions but no Ready one), None when the pod has no conditions at all
+    # or is one the replay starts (planner.controllers.controller_utils.is_pod_ready).
+    ready: bool | None = None
+    ready_since: str = ""  # that condition's lastTransitionTime (RFC 3339), "" when unknown
 
     @property
     def key(self) -> str:
@@ -496,6 +501,7 @@ class PodDisruptionBudget:
     selector: LabelSelector | None
     min_available: IntOrString | None = None
     max_unavailable: IntOrString | None = None
+    unhealthy_pod_eviction_policy: str = ""  # IfHealthyBudget (also when unset) | AlwaysAllow
 
     @property
     def key(self) -> str:

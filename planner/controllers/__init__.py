@@ -2,8 +2,11 @@
 
 The simulated world (docs/semantics.md plus these rules):
 
-* a pod is *ready* and *available* as soon as it is Running on a node (``minReadySeconds`` and
-  readiness probes are not modelled); a Pending pod is neither;
+* a pod is *ready* when its Ready condition is True (pkg/api/v1/pod/util.go IsPodReady); a pod
+  with no conditions (hand-written) and every pod the replay creates and binds is ready as soon
+  as it is Running on a node; *available* is ready for minReadySeconds since the Ready
+  condition's lastTransitionTime (IsPodAvailable), and the StatefulSet controller waits for it by
+  letting the simulated clock pass (docs/semantics.md);
 * deleting a pod removes it at once (no graceful termination); a pod already marked terminating
   in the input is honoured as upstream does (not active, not healthy);
 * names, uids and creation timestamps are deterministic: a synthetic clock one second past the
@@ -12,8 +15,8 @@ The simulated world (docs/semantics.md plus these rules):
 
 Modules, each citing its upstream files in its docstring (and above each ported function):
 
-* ``controller_utils``  pkg/controller/controller_utils.go: IsPodActive / IsPodReady /
-  IsPodAvailable, GetControllerOf / IsControlledBy, ActivePodsWithRanks (the deletion ranking),
+* ``controller_utils``  pkg/controller/controller_utils.go: IsPodActive, pkg/api/v1/pod/util.go
+  IsPodReady / IsPodAvailable, GetControllerOf / IsControlledBy, ActivePodsWithRanks (the deletion ranking),
   creation times, deterministic uids and generated names (apiserver storage/names)
 * ``intstr``            k8s.io/apimachinery/pkg/util/intstr (percentages of replicas)
 * ``informers``         the informers' indexes (client-go tools/cache): Index, TrackedIndex,

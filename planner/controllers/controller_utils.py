@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from planner.domain import OwnerRef, Pod
 from planner.revision import SAFE_ALPHANUMS, fnv32a
@@ -25,13 +25,51 @@ def is_pod_active(p: Pod) -> bool:
 
 
 def is_pod_ready(p: Pod) -> bool:
-    """pkg/api/v1/pod IsPodReady, in the simulated world: Running on a node."""
+    """pkg/api/v1/pod/util.go IsPodReady (IsPodReadyConditionTrue of GetPodReadyCondition): the
+    pod's Ready condition is "True".
+
+    ``Pod.ready`` carries that condition for a pod read Running on a node (planner.convert).  A
+    pod without it (no conditions at all: a hand-written manifest, or a pod the replay created and
+    bound, which the replay starts healthy) is Ready when it is Running on a node, as before."""
+    if p.ready is not None:
+        return p.ready
     return p.phase == "Running" and bool(p.spec.node_name)
 
 
-def is_pod_available(p: Pod) -> bool:
-    """pkg/api/v1/pod IsPodAvailable with minReadySeconds taken as 0 (not modelled)."""
-    return is_pod_ready(p)
+def ready_time(p: Pod) -> datetime | None:
+    """The Ready condition's lastTransitionTime, None when unknown (a zero time upstream)."""
+    return parse_time(p.ready_since) if p.ready_since else None
+
+
+def available_at(p: Pod, min_ready_seconds: int) -> datetime | None:
+    """When an already Ready pod becomes available: the first whole second after its Ready
+    condition's lastTransitionTime + minReadySeconds (IsPodAvailable compares with Before, strictly);
+    None when it never does (a zero lastTransitionTime) or is not Ready.  A pod whose readiness is
+    the replay's own (no Ready condition read) has been Ready long enough: BASE_TIME."""
+    if not is_pod_ready(p):
+        return None
+    if min_ready_seconds <= 0 or p.ready is None:
+        return BASE_TIME
+    t = ready_time(p)
+    if t is None:
+        return None
+    return t + timedelta(seconds=min_ready_seconds + 1)
+
+
+def is_pod_available(p: Pod, min_ready_seconds: int = 0, now: datetime | None = None) -> bool:
+    """pkg/api/v1/pod/util.go IsPodAvailable: Ready, and either minReadySeconds is 0 or the Ready
+    condition's lastTransitionTime is set and lastTransitionTime + minReadySeconds is before now.
+
+    ``now`` None is the replay's settled view: every Ready pod whose lastTransitionTime is known
+    has been Ready for minReadySeconds by then (the controllers requeue until it has)."""
+    if not is_pod_ready(p):
+        return False
+    if min_ready_seconds <= 0 or p.ready is None:
+        return True
+    t = ready_time(p)
+    if t is None:
+        return False
+    return now is None or t + timedelta(seconds=min_ready_seconds) < now
 
 
 def controlled_by(owner: OwnerRef | None, kind: str, name: str, uid: str) -> bool:

@@ -6,16 +6,20 @@ Upstream (kubernetes/kubernetes, current stable release):
   updatePdbStatus (disruptionsAllowed = currentHealthy - desiredHealthy, 0 when negative or when
   no pod is expected), failSafe (disruptionsAllowed 0 when the status cannot be computed);
 * pkg/registry/core/pod/storage/eviction.go: EvictionREST.Create (canIgnorePDB, more than one
-  budget, the unhealthy-pod policy IfHealthyBudget), checkAndDecrement (refused with 429 "Cannot
+  budget, spec.unhealthyPodEvictionPolicy: a pod that is not Ready goes at once under AlwaysAllow,
+  and under IfHealthyBudget (the default) while currentHealthy >= desiredHealthy > 0), checkAndDecrement (refused with 429 "Cannot
   evict pod as it would violate the pod's disruption budget." when disruptionsAllowed is 0),
   getPodDisruptionBudgets.
 
 minAvailable and maxUnavailable percentages are rounded up (intstr GetScaledValueFromIntOrPercent
 with roundUp true), as upstream.
 
+Healthy is Ready (pkg/api/v1/pod/util.go IsPodReady: the pod's Ready condition is True), not
+Running: a crash-looping replica, Running with Ready=False, does not count toward the budget
+(planner.controllers.controller_utils.is_pod_ready says how a pod without conditions counts).
+
 Simplified: the status is computed from the snapshot on demand (observedGeneration is always
 current) and an eviction deletes the pod at once, so status.disruptedPods stays empty;
-unhealthyPodEvictionPolicy is IfHealthyBudget (the default; the domain does not carry the field);
 ReplicationControllers and the generic scale subresource are not looked up as controllers.
 """
 
@@ -115,7 +119,9 @@ def get_expected_pod_count(snap: Snapshot, pdb: PodDisruptionBudget, pods: list[
 
 
 def count_healthy_pods(pods: list[Pod]) -> int:
-    """disruption.go countHealthyPods: not being deleted and Ready."""
+    """disruption.go countHealthyPods: not being deleted and Ready (apipod.IsPodReady; v1.37 no
+    longer looks at minReadySeconds or the phase).  An evicted pod leaves at once here, so none is
+    in status.disruptedPods."""
     return sum(1 for p in pods if not p.terminating and is_pod_ready(p))
 
 
@@ -176,9 +182,14 @@ def check_eviction(snap: Snapshot, pod_key: str) -> EvictionDecision:
         return EvictionDecision(True)
     pdb = budgets[0]
     st = disruption_status(snap, pdb.key)
-    if not is_pod_ready(pod) and st.current_healthy >= st.desired_healthy and st.desired_healthy > 0:
-        # unhealthyPodEvictionPolicy IfHealthyBudget: an unready pod may go while the budget holds
-        return EvictionDecision(True, budget=pdb.key)
+    if not is_pod_ready(pod):
+        # a pod that is not Ready does not count toward currentHealthy: evicting it takes nothing
+        # from the budget.  AlwaysAllow lets it go at once; IfHealthyBudget (and unset) only while
+        # the budget holds.
+        if pdb.unhealthy_pod_eviction_policy == "AlwaysAllow":
+            return EvictionDecision(True, budget=pdb.key)
+        if st.current_healthy >= st.desired_healthy and st.desired_healthy > 0:
+            return EvictionDecision(True, budget=pdb.key)
     if st.disruptions_allowed == 0:
         return EvictionDecision(
             False,

@@ -34,6 +34,11 @@ class Clock:
     def now(self) -> datetime:
         return self._next
 
+    def wait_until(self, t: datetime) -> None:
+        """Let time pass up to ``t`` (a controller requeued for later: minReadySeconds)."""
+        if t > self._next:
+            self._next = t.replace(microsecond=0) + (timedelta(seconds=1) if t.microsecond else timedelta())
+
     def tick(self) -> str:
         t = self._next
         self._next = t + timedelta(seconds=1)

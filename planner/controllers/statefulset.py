@@ -38,9 +38,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from planner.controllers.actions import Action, CreateClaim, CreatePod, DeleteClaim, DeletePod
-from planner.controllers.controller_utils import controlled_by, is_pod_ready, object_uid
+from planner.controllers.controller_utils import available_at, controlled_by, is_pod_ready, object_uid
 from planner.controllers.informers import Clock, index_of, indexed
 from planner.controllers.intstr import scaled_value
 from planner.controllers.template_hash import template_for_hash
@@ -152,6 +153,15 @@ def is_running_and_ready(pod: Pod) -> bool:
 def is_healthy(pod: Pod | None) -> bool:
     """stateful_set_utils.go isHealthy (a pod not created yet is not)."""
     return pod is not None and is_running_and_ready(pod) and not pod.terminating
+
+
+def running_and_available_at(pod: Pod, min_ready_seconds: int) -> datetime | None:
+    """stateful_set_utils.go isRunningAndAvailable (pkg/api/v1/pod/util.go IsPodAvailable with
+    the set's minReadySeconds), as the time from which it holds: None when it never will (not
+    Running and Ready, or Ready with no lastTransitionTime while minReadySeconds > 0)."""
+    if pod.phase != "Running":
+        return None
+    return available_at(pod, min_ready_seconds)
 
 
 def get_statefulset_max_unavailable(sts: StatefulSet) -> int:
@@ -364,7 +374,22 @@ class _StatefulSetSync:
             return True
         if not is_running_and_ready(pod) and self.monotonic:
             return True
+        # If we have a Pod that has been created but is not available we can not make progress.
+        if self.monotonic and not self.wait_available(pod):
+            return True
         return False
+
+    def wait_available(self, pod: Pod) -> bool:
+        """stateful_set_utils.go isRunningAndAvailable, waited for: upstream a set blocked on a pod
+        that is Ready but not yet for minReadySeconds is requeued for the remaining time
+        (stateful_set.go enqueueSSAfter); the simulated world lets that time pass, the clock moves
+        to the moment the pod becomes available (what this sync then creates carries that
+        creationTimestamp) and the sync goes on.  False when the pod never becomes available."""
+        at = running_and_available_at(pod, self.sts.min_ready_seconds)
+        if at is None:
+            return False
+        self.clock.wait_until(at)
+        return True
 
     def process_condemned(self, i: int) -> bool:
         """stateful_set_control.go processCondemned: scale down, highest ordinal first."""
@@ -372,6 +397,9 @@ class _StatefulSetSync:
         if pod.terminating:
             return self.monotonic
         if not is_running_and_ready(pod) and self.monotonic and pod.key != self.first_unhealthy:
+            return True
+        # the same for availability (isRunningAndAvailable with minReadySeconds)
+        if self.monotonic and pod.key != self.first_unhealthy and not self.wait_available(pod):
             return True
         self.delete_pod(pod, f"Pod {pod.name} is terminating for scale down to {self.sts.replicas} replicas", condemned=True)
         return True
@@ -394,7 +422,7 @@ class _StatefulSetSync:
         unavailable = 0
         unavailable_needing_update = 0
         for pod in self.replicas:
-            if not is_healthy(pod):  # isUnavailable
+            if pod is None or not is_healthy(pod) or not self.wait_available(pod):  # isUnavailable
                 unavailable += 1
                 if parallel and pod is not None and get_pod_revision(pod) != self.update and not pod.terminating:
                     unavailable_needing_update += 1
@@ -407,7 +435,7 @@ class _StatefulSetSync:
                 pod = self.replicas[target]
                 if pod is None or get_pod_revision(pod) == self.update or pod.terminating:
                     continue
-                if not is_running_and_ready(pod):  # !isRunningAndAvailable
+                if not is_running_and_ready(pod) or not self.wait_available(pod):  # !isRunningAndAvailable
                     if pod.key not in self.deleted:
                         self.delete_pod(pod, f"unavailable Pod {pod.name} is terminating {why}")
             # phase 2: outdated available pods, within the budget left
@@ -418,7 +446,7 @@ class _StatefulSetSync:
                 pod = self.replicas[target]
                 if pod is None or get_pod_revision(pod) == self.update or pod.terminating:
                     continue
-                if is_running_and_ready(pod):
+                if is_running_and_ready(pod) and self.wait_available(pod):
                     if pod.key not in self.deleted:
                         self.delete_pod(pod, f"Pod {pod.name} is terminating {why}")
                     remaining -= 1

@@ -73,7 +73,7 @@ def replicasets(stamp: Stamper, w: Workload, names: RevisionNames, pods: PodsByR
     for number, rname in enumerate(revs, start=1):
         rs_name, h, tpl = names.replicasets[(w.namespace, w.name, rname)]
         mine = [p for p in pods.get((w.namespace, w.name, rname), []) if "deletionTimestamp" not in p["metadata"]]
-        running = sum(1 for p in mine if p["status"]["phase"] == "Running")
+        running = sum(1 for p in mine if pod_ready(p))
         all_pods += len(mine)
         ready += running
         if rname == "current":
@@ -120,6 +120,14 @@ def replicasets(stamp: Stamper, w: Workload, names: RevisionNames, pods: PodsByR
     return out
 
 
+def pod_ready(pod: dict) -> bool:
+    """Running with its Ready condition True (pkg/api/v1/pod/util.go IsPodReady): what the
+    controllers count in readyReplicas (a crash-looping replica, pods[].status, is not)."""
+    return pod["status"]["phase"] == "Running" and any(
+        isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True" for c in pod["status"].get("conditions") or ()
+    )
+
+
 def statefulset_status(w: Workload, names: RevisionNames, pods: PodsByRevision) -> None:
     """A StatefulSet's generation and status unless given: currentRevision is the oldest revision
     that still has pods, updateRevision the workload's own."""
@@ -132,7 +140,7 @@ def statefulset_status(w: Workload, names: RevisionNames, pods: PodsByRevision) 
             current = sts_rev[(w.namespace, w.name, rname)]
             break
     live = [p for r in revs for p in pods.get((w.namespace, w.name, r), [])]
-    ready = sum(1 for p in live if p["status"]["phase"] == "Running")
+    ready = sum(1 for p in live if pod_ready(p))
     updated = len(pods.get((w.namespace, w.name, "current"), []))
     w.obj["metadata"].setdefault("generation", len(revs))
     w.obj.setdefault("status", {

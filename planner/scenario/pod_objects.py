@@ -138,8 +138,29 @@ def make_pod(stamp: Stamper, plan: PodPlan, name: str, template: dict, extra_lab
         status["startTime"] = ts
     else:
         status["conditions"] = [{"type": "PodScheduled", "status": "True", "lastProbeTime": None, "lastTransitionTime": ts}]
+    if plan.status:
+        patch_status(status, plan.status, ts)
     status["qosClass"] = qos_class(spec)
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec, "status": status}
+
+
+def patch_status(status: dict[str, Any], patch: dict, ts: str) -> None:
+    """pods[].status on the status made above: conditions merged by type (PodStatus.conditions'
+    patchMergeKey), a condition given without lastTransitionTime taking the pod's creation time;
+    every other field replaced."""
+    for k, v in patch.items():
+        if k != "conditions":
+            status[k] = copy.deepcopy(v)
+            continue
+        conds = list(status.get("conditions") or [])
+        for c in v:
+            new = {"lastProbeTime": None, "lastTransitionTime": ts, **copy.deepcopy(c)}
+            at = next((i for i, old in enumerate(conds) if old.get("type") == c["type"]), None)
+            if at is None:
+                conds.append(new)
+            else:
+                conds[at] = {**conds[at], **new}
+        status["conditions"] = conds
 
 
 def qos_class(spec: dict) -> str:

@@ -14,7 +14,7 @@ from planner.scenario.volumes import VolumeEntries, entry_zone
 from planner.scenario.workloads import Workload, Workloads
 
 MAX_PODS = 200_000
-POD_KEYS = ("workload", "namespace", "ordinal", "ordinals", "count", "node", "nodes", "zone", "zones", "phase", "revision", "terminating")
+POD_KEYS = ("workload", "namespace", "ordinal", "ordinals", "count", "node", "nodes", "zone", "zones", "phase", "revision", "terminating", "status")
 POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 
 
@@ -27,6 +27,7 @@ class PodPlan:
     phase: str
     terminating: bool
     ordinal: int | None = None  # StatefulSet pods
+    status: dict | None = None  # a patch on the pod's status (pod_objects.make_pod)
 
 
 def read_pods(doc: dict, f: Fields, workloads: Workloads, topo: Topology, volumes: VolumeEntries) -> list[PodPlan]:
@@ -64,6 +65,9 @@ def read_pods(doc: dict, f: Fields, workloads: Workloads, topo: Topology, volume
             f.unsupported(f"{p}.phase", phase_v, POD_PHASES)
             continue
         terminating = f.boolean(f"{p}.terminating", e.get("terminating"))
+        status = _status(f, f"{p}.status", e.get("status"))
+        if status is False:
+            continue
         for k in range(n):
             node = placements[k]
             phase = phase_v or ("Running" if node else "Pending")
@@ -77,9 +81,45 @@ def read_pods(doc: dict, f: Fields, workloads: Workloads, topo: Topology, volume
                     f.duplicate(ord_paths[k], ordinal)
                     continue
                 ordinals_seen[key] = p
-            plans.append(PodPlan(p, w, revision, node, phase, terminating, ordinal))
+            plans.append(PodPlan(p, w, revision, node, phase, terminating, ordinal, status if isinstance(status, dict) and status else None))
     _check_volume_zones(f, topo, volumes, plans)
     return plans
+
+
+STATUS_KEYS = ("conditions", "containerStatuses", "initContainerStatuses", "message", "reason")
+
+
+def _status(f: Fields, p: str, v: object) -> dict | None | bool:
+    """``status``: a patch on the status the pod gets, as the kubelet would report it: a crash-looping
+    replica is ``{conditions: [{type: Ready, status: "False"}]}``.  Conditions merge by type (the
+    strategic merge key of PodStatus.conditions); the other fields replace.  The phase is ``phase``.
+    False when invalid (reported)."""
+    if v is None:
+        return None
+    m = f.mapping(p, v)
+    if m is None:
+        return False
+    ok = True
+    for k in m:
+        if k == "phase":
+            f.forbidden(f"{p}.phase", "give the pod's phase as pods[].phase")
+            ok = False
+        elif k not in STATUS_KEYS:
+            f.unsupported(f"{p}.{k}" if isinstance(k, str) else p, k, STATUS_KEYS)
+            ok = False
+    conds = m.get("conditions")
+    if conds is not None:
+        lst = f.list_of(f"{p}.conditions", conds)
+        if lst is None:
+            return False
+        for j, c in enumerate(lst):
+            if not isinstance(c, dict) or not isinstance(c.get("type"), str) or not c.get("type"):
+                f.required(f"{p}.conditions[{j}].type", "every condition names its type")
+                ok = False
+            elif c.get("status") not in ("True", "False", "Unknown"):
+                f.unsupported(f"{p}.conditions[{j}].status", c.get("status"), ("True", "False", "Unknown"))
+                ok = False
+    return m if ok else False
 
 
 def _ordinals(f: Fields, p: str, e: dict) -> tuple[int, list[int], list[str]] | None:
