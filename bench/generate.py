@@ -44,7 +44,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import re
 import sys
 import time
@@ -56,6 +55,8 @@ from random import Random
 from typing import Any
 
 import orjson
+
+from planner.files import open_atomic, write_file
 
 GENERATOR_VERSION = 1
 OUT_DIR = Path(__file__).resolve().parent / "out"
@@ -1597,10 +1598,9 @@ def generate(
     for fmt in fmts:
         t1 = time.perf_counter()
         path = out_dir / file_name(nodes, zones, seed, fmt, managed_fields)
-        tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-        with open(tmp, "wb", buffering=1 << 20) as f:
+        # a fresh temporary file beside it (O_EXCL), renamed over it: a symlink there is replaced, not followed
+        with open_atomic(path) as f:
             count = (write_json if fmt == "json" else write_yaml)(cluster.objects(), f)
-        os.replace(tmp, path)
         size = path.stat().st_size
         meta = {
             "generator": GENERATOR_VERSION,
@@ -1614,7 +1614,7 @@ def generate(
             "bytes": size,
             **summary,
         }
-        _meta_path(path).write_text(json.dumps(meta, indent=2) + "\n")
+        write_file(_meta_path(path), json.dumps(meta, indent=2) + "\n")
         log(f"wrote {path} ({size / 2**20:.1f} MiB, {count} objects) in {time.perf_counter() - t1:.1f}s")
         paths[fmt] = path
     return paths

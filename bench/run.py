@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import generate
+from planner.files import write_file, write_with
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = generate.OUT_DIR
@@ -135,7 +136,7 @@ class _Profiler:
         st.sort_stats("tottime").print_stats(25)
         buf.write("\n## by cumulative time\n")
         st.sort_stats("cumulative").print_stats(30)
-        Path(self.path).write_text(buf.getvalue())
+        write_file(self.path, buf.getvalue())
 
 
 def child(a: argparse.Namespace) -> None:
@@ -648,8 +649,10 @@ def _plot(runs: list[dict[str, Any]], path: Path) -> bool:
     ax2.grid(True, which="both", alpha=0.3)
     ax2.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(fig)
+    try:
+        write_with(path, lambda f: fig.savefig(f, format="png", dpi=100, metadata={"Software": None}))
+    finally:
+        plt.close(fig)
     return True
 
 
@@ -866,7 +869,7 @@ def render(results: dict[str, Any], doc: Path, plot: Path) -> None:
             w("```")
     w("")
     doc.parent.mkdir(parents=True, exist_ok=True)
-    doc.write_text("\n".join(L))
+    write_file(doc, "\n".join(L))
 
 
 
@@ -899,7 +902,7 @@ def main(argv: list[str] | None = None) -> None:
     sizes = [int(s) for s in a.sizes.split(",") if s.strip()]
     if a.profile_only and sizes:
         results["profiles"] = {**results.get("profiles", {}), f"{max(sizes)}n-3z": profile_size(max(sizes), 3, a.seed, a)}
-        RESULTS.write_text(json.dumps(results, indent=1))
+        write_file(RESULTS, json.dumps(results, indent=1))
     elif not a.render_only:
         results["machine"] = machine()
         for nodes in sizes:
@@ -915,11 +918,11 @@ def main(argv: list[str] | None = None) -> None:
                     r["phases"].sort(key=lambda p: PHASE_ORDER.index(phase_id(p)) if phase_id(p) in PHASE_ORDER else 99)
                     r["when"] = old["when"] + f"; {', '.join(sorted(ids))} at {r['when']}"
                 results["runs"][r["key"]] = r
-                RESULTS.write_text(json.dumps(results, indent=1))
+                write_file(RESULTS, json.dumps(results, indent=1))
                 log(f"{r['key']}: done in {time.perf_counter() - t:.0f}s")
         if a.do_profile and sizes:
             results["profiles"] = {**results.get("profiles", {}), f"{max(sizes)}n-3z": profile_size(max(sizes), 3, a.seed, a)}
-            RESULTS.write_text(json.dumps(results, indent=1))
+            write_file(RESULTS, json.dumps(results, indent=1))
     render(results, DOC, PLOT)
     log(f"wrote {DOC.relative_to(ROOT)} and {PLOT.relative_to(ROOT)}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -9,6 +10,7 @@ from models.solve import SolveOptions
 from planner.engines.capacity import capacity, parse_range
 from planner.engines.workloads import parse_workload
 from planner.errors import UsageError
+from planner.files import write_with
 from planner.load import Limits, load_snapshot
 from planner.output import note, progress, table
 
@@ -87,5 +89,11 @@ def write_plot(result: dict, snap: Any, path: str) -> None:
     ax2.set_ylabel("free cpu (cores)")
     ax2.set_title("headroom per zone")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    # a fresh file in FILE's folder, renamed over FILE: a symlink at FILE is replaced, not followed
+    fmt = os.path.splitext(path)[1].lstrip(".").lower() or "png"
+    try:
+        write_with(path, lambda f: fig.savefig(f, format=fmt, dpi=100))
+    except ValueError as e:  # a format matplotlib does not know
+        raise UsageError(f"--plot {path}: {e}") from None
+    finally:
+        plt.close(fig)

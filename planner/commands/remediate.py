@@ -32,6 +32,10 @@ def remediate_command(
     given = [x for x in (replicas is not None, rollout, scale is not None, steps is not None) if x]
     if len(given) != 1:
         raise UsageError("remediate: give exactly one goal: --replicas N, --rollout, --scale N or --steps FILE")
+    if emit_dir:
+        from planner.engines.remediation.emit import check_dir
+
+        check_dir(emit_dir)  # a DIR that --emit would refuse is refused before the search
     snap = load_snapshot(paths, limits, notice=note)
     ref = parse_workload(workload, namespace)
     if steps is not None:

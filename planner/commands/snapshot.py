@@ -4,10 +4,12 @@ user's own kubectl, as one kubectl-shaped ``List`` on stdout.
 This is the only code in planner that touches a cluster.  It runs exactly one command,
 
     kubectl get nodes,pods,pv,pvc,storageclasses,deployments,replicasets,statefulsets,hpa,pdb,namespaces -o json
-        [--context C] [--kubeconfig F] [-n NS | -A]
+        [--context=C] [--kubeconfig=F] [--namespace=NS | --all-namespaces]
 
 with the user's credentials and kubeconfig, never a verb other than ``get``, never through a
-shell.  Cluster-scoped kinds (nodes, persistent volumes, storage classes, namespaces) are listed
+shell: the arguments are a list (``subprocess.run([kubectl, ...])``), each value one item in the
+``--flag=VALUE`` form, so a context named ``-x`` or one with spaces or a newline reaches kubectl
+as that context's name and nothing else.  Cluster-scoped kinds (nodes, persistent volumes, storage classes, namespaces) are listed
 whatever the namespace flag says; without -n or -A, namespaced kinds come from the context's
 namespace, as with kubectl itself.  The output is kubectl's own JSON, checked to be a ``List``,
 and passed through unchanged.
@@ -34,17 +36,27 @@ class KubectlError(PlannerError):
     """kubectl is missing, failed, or printed something that is not a List."""
 
 
+def _value(flag: str, value: str) -> str:
+    if not value:
+        raise UsageError(f"snapshot: {flag} needs a value")
+    if "\0" in value:
+        raise UsageError(f"snapshot: {flag} {value!r}: a NUL character cannot be passed to kubectl")
+    return value
+
+
 def kubectl_args(context: str | None, kubeconfig: str | None, namespace: str | None, all_namespaces: bool) -> list[str]:
     """The arguments after ``kubectl``: ``get`` and nothing else."""
     if namespace and all_namespaces:
         raise UsageError("snapshot: give -n NAMESPACE or -A, not both")
     args = ["get", RESOURCES, "-o", "json"]
-    if context:
-        args += ["--context", context]
-    if kubeconfig:
-        args += ["--kubeconfig", kubeconfig]
-    if namespace:
-        args += ["--namespace", namespace]
+    # one argv item each, in the --flag=VALUE form: a value starting with "-" (a context named
+    # "-x") is the flag's value, never a flag of its own; spaces and newlines stay in the value
+    if context is not None:
+        args.append(f"--context={_value('--context', context)}")
+    if kubeconfig is not None:
+        args.append(f"--kubeconfig={_value('--kubeconfig', kubeconfig)}")
+    if namespace is not None:
+        args.append(f"--namespace={_value('--namespace', namespace)}")
     elif all_namespaces:
         args += ["--all-namespaces"]
     return args

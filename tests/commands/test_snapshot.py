@@ -77,7 +77,7 @@ def test_flags_pass_through(kubectl, tmp_path):
     # namespaced kinds from batch only; cluster-scoped kinds in full
     assert {i["metadata"].get("namespace") for i in doc["items"] if i["kind"] not in ("Node", "Namespace")} == {"batch"}
     assert kinds(doc)["Node"] == 8 and kinds(doc)["Pod"] == 5
-    assert kubectl() == [["get", RESOURCES, "-o", "json", "--context", "staging", "--kubeconfig", str(cfg), "--namespace", "batch"]]
+    assert kubectl() == [["get", RESOURCES, "-o", "json", "--context=staging", f"--kubeconfig={cfg}", "--namespace=batch"]]
 
 
 def test_context_namespace_by_default(kubectl):
@@ -138,3 +138,39 @@ def test_standin_refuses_other_verbs(kubectl):
     assert exe is not None and Path(exe).name == "kubectl"
     p = subprocess.run([exe, "delete", "pod", "x"], capture_output=True, check=False)
     assert p.returncode == 3 and b"only run kubectl get" in p.stderr
+
+
+HOSTILE_CONTEXTS = [
+    "-x",
+    "--all-namespaces",
+    "prod cluster",
+    "line one\nline two",
+    "$(touch CANARY)",
+    "`touch CANARY`; touch CANARY2",
+    "it's \"quoted\" | touch CANARY3 &",
+]
+
+
+@pytest.mark.parametrize("context", HOSTILE_CONTEXTS)
+def test_hostile_context_is_one_argument(kubectl, tmp_path, monkeypatch, context):
+    """kubectl gets the context, the kubeconfig path and the namespace as one argv item each, in
+    the --flag=VALUE form (a value starting with "-" is not a flag), never through a shell."""
+    monkeypatch.chdir(tmp_path)
+    cfg = tmp_path / "my kube\nconfig; $(touch CANARY4) -A"
+    cfg.write_text("")
+    r = run_cli(["snapshot", f"--context={context}", "--kubeconfig", cfg, "-n", "-A $(touch CANARY5)"])
+    assert r.code == 0, r.err
+    assert kubectl() == [["get", RESOURCES, "-o", "json", f"--context={context}", f"--kubeconfig={cfg}", "--namespace=-A $(touch CANARY5)"]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["bin", "kubectl.log", cfg.name])  # no canary
+
+
+def test_context_starting_with_a_dash_as_a_separate_word(kubectl):
+    r = run_cli(["snapshot", "--context", "-x", "-A"])
+    assert r.code == 0, r.err
+    assert kubectl() == [["get", RESOURCES, "-o", "json", "--context=-x", "--all-namespaces"]]
+
+
+def test_empty_context_is_refused(kubectl):
+    r = run_cli(["snapshot", "--context", ""])
+    assert r.code == 2 and "--context needs a value" in r.err and len(r.err.strip().splitlines()) == 1
+    assert kubectl() == []

@@ -43,6 +43,7 @@ import json
 import math
 import shlex
 from dataclasses import dataclass, field, replace
+from shlex import quote as q
 from typing import Any
 
 from planner.controllers.intstr import scaled_value
@@ -476,7 +477,7 @@ def delete_pvc_candidates(ctx: Context) -> list[Action]:
         if pvc is None or not pvc.name.startswith(prefixes):
             continue
         patches: list[ObjectPatch] = []
-        commands = [f"kubectl get pvc {pvc.name} -n {pvc.namespace} -o yaml > pvc-{pvc.name}.backup.yaml"]
+        commands = [f"kubectl get pvc {q(pvc.name)} -n {q(pvc.namespace)} -o yaml > {q(f'pvc-{pvc.name}.backup.yaml')}"]
         effects: list[str] = []
         pv = ctx.snap.pvs.get(pvc.volume_name) if pvc.volume_name else None
         changes = 0
@@ -498,13 +499,13 @@ def delete_pvc_candidates(ctx: Context) -> list[Action]:
                 effects.append(f"PV {pv.name} has reclaim policy Retain: it is kept (Released) with the old data until you delete it")
         raw_pvc = ctx.snap.raw.get(("PersistentVolumeClaim", claim_key))
         patches.append(ObjectPatch("PersistentVolumeClaim", pvc.namespace, pvc.name, "delete", raw_pvc))
-        commands.append(f"kubectl delete pvc {pvc.name} -n {pvc.namespace} --wait=false")
+        commands.append(f"kubectl delete pvc {q(pvc.name)} -n {q(pvc.namespace)} --wait=false")
         pod = ctx.snap.pods.get(pod_key) if pod_key else None
         if pod is not None:
             patches.append(ObjectPatch("Pod", pod.namespace, pod.name, "delete", ctx.snap.raw.get(("Pod", pod.key)) or pod_identity(pod)))
-            commands.append(f"kubectl delete pod {pod.name} -n {pod.namespace}")
+            commands.append(f"kubectl delete pod {q(pod.name)} -n {q(pod.namespace)}")
             effects.append(f"pod {pod.key} is recreated by the StatefulSet controller with a new, empty claim {pvc.name}")
-        commands.append(f"kubectl wait --for=delete pvc/{pvc.name} -n {pvc.namespace} --timeout=300s")
+        commands.append(f"kubectl wait --for=delete {q('pvc/' + pvc.name)} -n {q(pvc.namespace)} --timeout=300s")
         effects.append(
             "if the controller recreates the pod before the old claim is gone, the pod waits for it: delete the pod once more "
             "after the claim is gone"
@@ -640,8 +641,8 @@ def pod_management_candidates(ctx: Context) -> list[Action]:
             summary=f"recreate {ctx.ref} with podManagementPolicy Parallel (an immutable field): delete it with --cascade=orphan, create it again",
             patches=[delete, create],
             commands=[
-                f"kubectl get statefulset {obj.name} -n {obj.namespace} -o yaml > statefulset-{obj.name}.backup.yaml",
-                f"kubectl delete statefulset {obj.name} -n {obj.namespace} --cascade=orphan",
+                f"kubectl get statefulset {q(obj.name)} -n {q(obj.namespace)} -o yaml > {q(f'statefulset-{obj.name}.backup.yaml')}",
+                f"kubectl delete statefulset {q(obj.name)} -n {q(obj.namespace)} --cascade=orphan",
                 create.kubectl(),
             ],
             cost=Cost(label_changes=1),
@@ -814,7 +815,7 @@ def scale_to_action(ctx: Context, n: int) -> Action:
         target=str(ctx.ref),
         summary=f"scale {ctx.ref} to {n}, the nearest replica count that works (advisory: the goal was {goal})",
         patches=[p],
-        commands=[f"kubectl scale {ctx.resource} {obj.name} -n {obj.namespace} --current-replicas={current} --replicas={n}"],
+        commands=[f"kubectl scale {ctx.resource} {q(obj.name)} -n {q(obj.namespace)} --current-replicas={current} --replicas={n}"],
         cost=cost,
         side_effects=effects,
         params={"replicas": n},
@@ -863,7 +864,7 @@ def _template_action(
     stuck = forced_rollback_pods(ctx)
     for pod in stuck:
         patches.append(ObjectPatch("Pod", pod.namespace, pod.name, "delete", ctx.snap.raw.get(("Pod", pod.key)) or pod_identity(pod)))
-        commands.append(f"kubectl delete pod {pod.name} -n {pod.namespace}")
+        commands.append(f"kubectl delete pod {q(pod.name)} -n {q(pod.namespace)}")
     if stuck:
         effects.append(
             f"deletes the Pending pod(s) {', '.join(p.name for p in stuck)}: under OrderedReady the StatefulSet controller waits "
