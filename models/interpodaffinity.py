@@ -37,17 +37,24 @@ def _presence(b: Built, g: int, key: str, value: str) -> cp_model.IntVar:
 
 
 def _nodes_used(b: Built, g: int, c: int) -> cp_model.IntVar:
-    """u[g, c]: nodes of class c hosting at least one pod of g (pods of g spread over them)."""
+    """u[g, c]: nodes of class c hosting at least one pod of g (pods of g spread over them).
+
+    Some node is used when a pod is placed; that a node holds at most cap[g] pods of g (so at
+    least x / cap[g] nodes are used) is capacity, under the class's capacity guard."""
     cache_key = ("used", g, c)
     hit = b.aux.get(cache_key)
     if hit is None:
         m = b.model
         cls = b.problem.classes[c]
-        cap = max(cls.cap[g], 1)
+        count = b.problem.groups[g].count
         hit = m.new_int_var(0, cls.size, f"used[{g},{c}]")
         x = b.x[g, c]
         m.add(hit <= x)
-        m.add(hit * cap >= x)
+        m.add(hit * count >= x)
+        cap = cls.cap[g]
+        lit = b.capacity_lits.get(cls.zone)
+        if lit is not None and 0 < cap < count:
+            m.add(hit * cap >= x).only_enforce_if(lit)
         b.aux[cache_key] = hit
     return hit
 

@@ -17,12 +17,15 @@ def add_capacity(b: Built) -> None:
     p = b.problem
     m = b.model
     zones = sorted({c.zone for c in p.classes})
-    lits = {z: b.guard("capacity", z, f"capacity[{z or '-'}]") for z in zones}
+    lits = b.capacity_lits = {z: b.guard("capacity", z, f"capacity[{z or '-'}]") for z in zones}
     for c in p.classes:
         lit = lits[c.zone]
         for g in p.groups:
-            # one node holds at most cap[g] pods of g: size * cap bounds the class
-            m.add(b.x[g.index, c.index] <= c.size * c.cap[g.index]).only_enforce_if(lit)
+            # one node holds at most cap[g] pods of g: size * cap bounds the class (the only bound
+            # on x[g, c] but its count, which x's domain already has)
+            room = c.size * max(c.cap[g.index], 0)
+            if room < g.count:
+                m.add(b.x[g.index, c.index] <= room).only_enforce_if(lit)
         if len(p.groups) > 1:
             # groups sharing the class share its free resources and pod slots
             for r, free in c.free.items():
@@ -32,6 +35,6 @@ def add_capacity(b: Built) -> None:
             if "pods" in c.free:
                 m.add(sum(b.x[g.index, c.index] for g in p.groups) <= c.size * max(c.free["pods"], 0)).only_enforce_if(lit)
         for g in p.groups:
-            if g.host_ports:
+            if g.host_ports and c.size < min(g.count, c.cap[g.index] * c.size):
                 # NodePorts: two pods asking for the same host port never share a node
                 m.add(b.x[g.index, c.index] <= c.size).only_enforce_if(lit)

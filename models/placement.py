@@ -32,6 +32,8 @@ class Built:
     guards: list[Guard] = field(default_factory=list)
     # aux[name]: variables the explanations read back (domain counts, minima)
     aux: dict[Any, Any] = field(default_factory=dict)
+    # capacity_lits[zone]: the capacity guard of the classes in that zone (models.noderesources)
+    capacity_lits: dict[str, cp_model.IntVar] = field(default_factory=dict)
 
     def guard(self, kind: str, ref: Any, name: str, group: int | None = None) -> cp_model.IntVar:
         lit = self.model.new_bool_var(name)
@@ -44,14 +46,16 @@ class Built:
 
 
 def build_placement(problem: Problem) -> Built:
-    """x[g, c] with its bounds, each group's 'all pods placed' guard and its static exclusions."""
+    """x[g, c] (bounded by the group's count), each group's 'all pods placed' guard and its static
+    exclusions.  Capacity is left to models.noderesources.add_capacity, under its guards."""
     m = cp_model.CpModel()
     b = Built(problem, m)
     for g in problem.groups:
         for c in problem.classes:
-            # x[g, c]: pods of group g on class c; a node takes at most cap pods of g
-            ub = min(g.count, c.size * max(c.cap[g.index], 0)) if c.cap[g.index] > 0 else g.count
-            b.x[g.index, c.index] = m.new_int_var(0, max(ub, 0), f"x[{g.index},{c.index}]")
+            # x[g, c]: pods of group g on class c.  Its domain is bounded by the group's count only
+            # (implied by 'total <= count' anyway); what a class can hold is a guarded constraint
+            # (models/noderesources.py), so that an infeasibility core can name the room that ran out.
+            b.x[g.index, c.index] = m.new_int_var(0, g.count, f"x[{g.index},{c.index}]")
         total = sum(b.x[g.index, c.index] for c in problem.classes)
         m.add(total <= g.count)
         place = b.guard("place", g, f"place[{g.index}]", g.index)

@@ -12,9 +12,10 @@ from typing import Any
 
 import models
 from models.placement import Built, Guard
-from models.problem import Exclusion, Group, Problem, Spread
+from models.problem import Exclusion, Group, NodeClass, Problem, Spread
 from models.sequence import add_sequence
 from models.solve import SolveOptions, minimise_core, solve
+from planner.domain import PODS
 from planner.engines.problem import Context, build_problem
 from planner.engines.workloads import Plan, WorkloadRef, cluster_after_plans, plan_workload
 from planner.errors import UnknownResult
@@ -303,19 +304,7 @@ def explain_core(built: Built, core: list[Guard], ctx: Context, opts: SolveOptio
         out.append({"constraint": e.plugin, "objects": objects, "message": msg})
     for g in core:
         if g.kind == "capacity":
-            zone = g.ref or "nodes without a zone"
-            cls = [c for c in p.classes if c.zone == g.ref]
-            room = []
-            for grp in p.groups:
-                n = sum(c.size * c.cap[grp.index] for c in cls)
-                room.append(f"{n} more pod(s) like {grp.pods[0]}")
-            out.append(
-                {
-                    "constraint": "NodeResourcesFit",
-                    "objects": [f"Node {n}" for c in cls for n in c.nodes][:20],
-                    "message": f"{zone} has room for only " + "; ".join(room) + " (cpu, memory, pods)",
-                }
-            )
+            out.append(_capacity_message(p, g.ref))
     others = [g for g in core if g.kind in ("spread", "affinity")]
     antis: dict[str, list] = {}
     for g in core:
@@ -343,6 +332,65 @@ def explain_core(built: Built, core: list[Guard], ctx: Context, opts: SolveOptio
                 }
             )
     return out
+
+
+MAX_ROOM_ENTRIES = 4  # node classes named per group in a capacity message; the rest are summed
+
+
+def _room(grp: Group, c: NodeClass) -> tuple[int, str]:
+    """How many more pods of ``grp`` one node of ``c`` takes (what the capacity guard bounds it
+    by), and what binds there: the resources whose free amount gives exactly that number ("" when
+    the count is not bound by the node, or the binding part cannot be told from the free amounts)."""
+    cap = max(c.cap[grp.index], 0)
+    limits = {"pods": c.free.get(PODS, 0)}
+    for r, q in sorted(grp.requests.items()):
+        if q > 0 and r in c.free:
+            limits[r] = c.free[r] // q
+    if grp.host_ports:
+        limits["host ports"] = 1
+        cap = min(cap, 1)
+    if cap >= grp.count:
+        return cap, ""
+    if max(0, min(limits.values())) != cap:
+        return cap, ""  # bound by something the free amounts do not show (NodeResourcesFit said so)
+    return cap, ", ".join(r for r, k in limits.items() if max(0, k) == cap)
+
+
+def _capacity_message(p: Problem, zone: str) -> dict:
+    """The capacity guard of one zone, in nodes and numbers: per group, the room of the nodes it may
+    use there (nodes a static filter keeps it off are not counted, and are named as such)."""
+    cls = [c for c in p.classes if c.zone == zone]
+    n_nodes = sum(c.size for c in cls)
+    if zone:
+        where = zone
+    elif n_nodes <= 3:
+        where = ", ".join(n for c in cls for n in c.nodes)
+    else:
+        where = f"the {n_nodes} nodes without a zone label"
+    parts: dict[str, list[str]] = {}  # what the room is -> the groups' first pods it is said of
+    objects: list[str] = []
+    for grp in p.groups:
+        skipped: dict[int, list[str]] = {}  # class -> the static filters that keep grp off it
+        for e in grp.exclusions:
+            for ci in e.classes:
+                skipped.setdefault(ci, []).append(e.plugin)
+        usable = [c for c in cls if c.index not in skipped]
+        rooms = sorted(((c, *_room(grp, c)) for c in usable), key=lambda t: (-t[1], t[0].nodes[0]))
+        entries = [f"{c.label} {k}" + (" each" if c.size > 1 else "") + (f" ({why})" if why else "") for c, k, why in rooms[:MAX_ROOM_ENTRIES]]
+        rest = rooms[MAX_ROOM_ENTRIES:]
+        if rest:
+            entries.append(f"and {sum(c.size for c, _, _ in rest)} more node(s) with room for {sum(c.size * k for c, k, _ in rest)}")
+        text = f"{sum(c.size * k for c, k, _ in rooms)} more pod(s) like {{pods}}" + (": " + ", ".join(entries) if entries else "")
+        names = [n for c in cls if c.index in skipped for n in c.nodes]
+        if names:
+            plugins = list(dict.fromkeys(pl for c in cls for pl in skipped.get(c.index, [])))
+            who = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            text += f", not counting {who} ({', '.join(plugins)})"
+        parts.setdefault(text, []).append(grp.pods[0])
+        objects.extend(f"Node {n}" for c in usable for n in c.nodes if f"Node {n}" not in objects)
+    said = [text.replace("{pods}", _names(pods) if len(pods) <= 4 else f"{pods[0].split('/', 1)[-1]} (and {len(pods) - 1} more)") for text, pods in parts.items()]
+    verb = "have" if (not zone and 1 < n_nodes <= 3) else "has"
+    return {"constraint": "NodeResourcesFit", "objects": objects[:20], "message": f"{where} {verb} room for only " + "; ".join(said)}
 
 
 def _places(problem: Problem, classes: list[int]) -> str:

@@ -209,3 +209,60 @@ def test_existing_anti_affinity_on_a_pod_name_rejects_that_pod_only(tmp_path):
     code, data = _json(["check", str(f), "--workload", "statefulset/web", "--replicas", "2"])
     assert code == 0 and data["schedulable"]
     assert data["placement"] == {"default/web-1": "n1", "default/web-0": "n2"}
+
+
+def _sts_cluster(nodes: str) -> str:
+    """A StatefulSet web (Parallel, 1 cpu and 1Gi per pod) on the given Node items."""
+    return f"""\
+apiVersion: v1
+kind: List
+items:
+{nodes}- apiVersion: apps/v1
+  kind: StatefulSet
+  metadata: {{name: web, namespace: default}}
+  spec:
+    replicas: 1
+    podManagementPolicy: Parallel
+    serviceName: web
+    selector: {{matchLabels: {{app: web}}}}
+    template:
+      metadata: {{labels: {{app: web}}}}
+      spec:
+        containers: [{{name: c, image: i, resources: {{requests: {{cpu: "1", memory: 1Gi}}}}}}]
+"""
+
+
+def _node(name: str, cpu: str, pods: str, spec: str = "") -> str:
+    labels = f"{{kubernetes.io/hostname: {name}, topology.kubernetes.io/zone: zone-a}}"
+    return f"- {{apiVersion: v1, kind: Node, metadata: {{name: {name}, labels: {labels}}},{spec} status: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '{pods}'}}}}}}\n"
+
+
+def test_why_names_the_nodes_and_numbers_of_the_capacity_that_runs_out(tmp_path):
+    """n1 takes 2 more pods (cpu), n2 1 (its pod slots): 4 replicas do not fit.  The why named only
+    "web-0, ..., web-3 must be placed": the model bounded each class by its room outside the
+    capacity guard, so the core could not name it."""
+    f = tmp_path / "c.yaml"
+    f.write_text(_sts_cluster(_node("n1", "2", "110") + _node("n2", "4", "1")))
+    code, data = _json(["check", str(f), "--workload", "statefulset/web", "--replicas", "4"])
+    assert code == 1 and not data["schedulable"]
+    assert [e["constraint"] for e in data["explanation"]] == ["replicas", "NodeResourcesFit"]
+    fit = data["explanation"][1]
+    assert fit["message"] == "zone-a has room for only 3 more pod(s) like web-0: n1 2 (cpu), n2 1 (pods)"
+    assert fit["objects"] == ["Node n1", "Node n2"]
+    assert run_cli(["check", str(f), "--workload", "statefulset/web", "--replicas", "3"]).code == 0
+
+
+def test_room_does_not_count_cordoned_or_tainted_nodes(tmp_path):
+    """n2 is cordoned and n3 tainted: the pods can use only n1 (room for 2), and the room line says
+    so, naming the nodes it leaves out and why, beside the two static facts that keep pods off them."""
+    nodes = _node("n1", "2", "110") + _node("n2", "4", "110", " spec: {unschedulable: true},")
+    nodes += _node("n3", "4", "110", " spec: {taints: [{key: dedicated, value: db, effect: NoSchedule}]},")
+    f = tmp_path / "c.yaml"
+    f.write_text(_sts_cluster(nodes))
+    code, data = _json(["check", str(f), "--workload", "statefulset/web", "--replicas", "3"])
+    assert code == 1
+    by = {e["constraint"]: e for e in data["explanation"]}
+    assert sorted(by) == ["NodeResourcesFit", "NodeUnschedulable", "TaintToleration", "replicas"]
+    fit = by["NodeResourcesFit"]
+    assert fit["message"] == "zone-a has room for only 2 more pod(s) like web-0: n1 2 (cpu), not counting n2, n3 (NodeUnschedulable, TaintToleration)"
+    assert fit["objects"] == ["Node n1"]

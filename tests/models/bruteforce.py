@@ -39,7 +39,6 @@ ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
 
 Fact = tuple  # ("place", g) | ("static", g, plugin) | ("capacity", zone) | ("spread", i) | ("anti", i) | ("affinity", i) | ("volumes",)
-UNGUARDED_CAP: Fact = ("unguarded-cap",)
 
 
 # --------------------------------------------------------------------------------------------
@@ -441,12 +440,6 @@ class _Checker:
                 if used + q > getattr(n, r):
                     return []
             if g.host_ports and counts[gi][j]:
-                return []
-        # models/placement.py bounds x[g, c] by size x cap[g] outside any guard (cap > 0 only): the
-        # fact ("unguarded-cap",) stands for that bound, never named by a core (see test_placement)
-        if self.enabled is not None and ("unguarded-cap",) in self.enabled:
-            cap = _cap(g, n)
-            if cap > 0 and counts[gi][j] + 1 > cap:
                 return []
         # PodTopologySpread: 'existing matching num' + 'self-match' - 'global minimum' <= 'maxSkew'
         for k, c in enumerate(g.spreads):

@@ -10,9 +10,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from models.solve import minimise_core
+
 from .bruteforce import HOST, ZONE, GroupSpec, Instance, Node, PodMeta, Term, search
 from .strategies import instances
-from .support import check_agrees, decide
+from .support import OPTS, check_agrees, decide
 
 APP = {"app": "s"}
 WEB = {"app": "web"}
@@ -223,3 +225,14 @@ def test_aggregated_affinity_unschedulable_is_a_proof(inst):
     d = decide(inst, aggregate=True)
     if d.status == "infeasible":
         assert not search(inst, d.tr).feasible
+
+
+def test_nodes_used_leaves_the_room_per_node_to_the_capacity_guard():
+    """u[g, c] >= x[g, c] / cap[g] (nodes used by a group's pods) is capacity: it sits under the
+    capacity guard.  Outside it, 2 self-affine pods on one node with room for 1 gave the minimised
+    core {place, static[VolumeBinding]} (n2 is out of reach), which alone is feasible: both on n1."""
+    inst = Instance(cluster("a", "b", pods=1), [GroupSpec(2, APP, volume_pin=frozenset({"n1"}), affinity=[Term.of(HOST, APP)])])
+    d = check_agrees(inst, False)
+    core = minimise_core(d.built, d.res.core, OPTS)
+    assert not search(inst, d.tr, enabled=d.tr.facts(core)).feasible
+    assert d.tr.facts(core) == {("place", 0), ("static", 0, "VolumeBinding"), ("capacity", "a")}

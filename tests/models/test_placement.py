@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from models import build
 from models.placement import build_placement
 from models.solve import minimise_core, solve
@@ -54,15 +52,8 @@ def test_capacity_bounds_a_class_by_its_size():
     check_agrees(Instance(nodes, [GroupSpec(7, APP, cpu=1)]), False, aggregate=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "models/placement.py build_placement bounds x[g, c] by min(count, size * cap[g]) in the variable's domain, "
-        "outside every guard (for cap > 0), so an infeasibility core never names the capacity that runs out: "
-        "2 pods on one node with room for 1 give the minimised core {place[0]} alone"
-    ),
-)
 def test_core_names_the_capacity_of_a_full_node():
+    # x[g, c]'s domain is bounded by the count only: the per-node room is under the capacity guard
     inst = Instance([Node("n1", "a", pods=1)], [GroupSpec(2, APP)])
     tr = to_problem(inst)
     b = build(tr.problem)
@@ -75,7 +66,7 @@ def test_core_names_the_capacity_of_a_full_node():
 
 
 def test_core_names_the_capacity_of_a_node_with_no_room():
-    # the same shape with cap 0 (bound left to the capacity guard) is named correctly
+    # the same shape with cap 0: the capacity guard again
     inst = Instance([Node("n1", "a", pods=0)], [GroupSpec(1, APP)])
     tr = to_problem(inst)
     b = build(tr.problem)

@@ -12,7 +12,6 @@ from models.solve import SolveOptions, minimise_core, solve
 
 from .bruteforce import (
     HOST,
-    UNGUARDED_CAP,
     ZONE,
     GroupSpec,
     Instance,
@@ -169,11 +168,9 @@ def test_core_is_jointly_infeasible(inst):
         free = {f for f in d.tr.facts(d.built.guards) if f[0] not in ("spread", "affinity")}
         assert realisable(inst, d.tr, d.res.x, enabled=free).feasible
         return
-    # UNGUARDED_CAP: the per-node bound models/placement.py keeps outside the guards (a bug, see
-    # test_placement.test_core_names_the_capacity_of_a_full_node); the rest of the core must hold
-    assert not search(inst, d.tr, enabled=d.tr.facts(d.res.core) | {UNGUARDED_CAP}).feasible
+    assert not search(inst, d.tr, enabled=d.tr.facts(d.res.core)).feasible
     core = minimise_core(d.built, d.res.core, OPTS)
-    assert not search(inst, d.tr, enabled=d.tr.facts(core) | {UNGUARDED_CAP}).feasible
+    assert not search(inst, d.tr, enabled=d.tr.facts(core)).feasible
     for g in core:
         assert solve(d.built, OPTS, enabled=[h for h in core if h is not g]).status == "feasible"
 
@@ -187,7 +184,7 @@ def test_one_group_minimal_core_is_minimal_by_brute_force(inst):
     if d.status == "infeasible":
         core = minimise_core(d.built, d.res.core, OPTS)
         for g in core:
-            assert search(inst, d.tr, enabled=d.tr.facts([h for h in core if h is not g]) | {UNGUARDED_CAP}).feasible
+            assert search(inst, d.tr, enabled=d.tr.facts([h for h in core if h is not g])).feasible
 
 
 @PROPS
