@@ -15,7 +15,6 @@ from tests.conftest import SCENARIOS, run_cli
 
 
 def test_plot_replaces_a_symlink_and_never_writes_through_it(tmp_path):
-    pytest.importorskip("matplotlib")
     outside = tmp_path / "outside.txt"
     outside.write_text("precious\n")
     outside.chmod(0o600)
@@ -30,7 +29,6 @@ def test_plot_replaces_a_symlink_and_never_writes_through_it(tmp_path):
 
 
 def test_plot_into_a_directory_is_an_error(tmp_path):
-    pytest.importorskip("matplotlib")
     r = run_cli(["capacity", SCENARIOS / "seed-001-hpa-parallel.yaml", "--workload", "statefulset/search", "--plot", tmp_path])
     assert r.code == 2 and "is a directory" in r.err and list(tmp_path.iterdir()) == []
 
