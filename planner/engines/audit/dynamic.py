@@ -1,9 +1,11 @@
 """The rules that need the solver or the replay: HPA counts blocked by retained claims (planner
-check over the HPA's range), a rollout that never completes, and a zone loss that leaves a
+check over the HPA's range), a rollout that never completes (the replay, after a pre-check that
+clears the rollouts that cannot stick), and a zone loss that leaves a
 workload below its PodDisruptionBudget (both replayed by planner simulate on a copy)."""
 
 from __future__ import annotations
 
+from planner.controllers.controller_utils import is_pod_ready
 from planner.controllers.deployment import new_replicaset_of
 from planner.controllers.disruption import disruption_status, pods_for_pdb
 from planner.controllers.statefulset import get_ordinal
@@ -130,55 +132,71 @@ def rollout_in_progress(w: Workload) -> bool:
 
 
 def rollout_deadlock(ctx: Context, w: Workload) -> Finding | None:
-    """Replay a rollout of ``w`` on a copy (planner simulate --rollout); skipped when nothing in the
-    template could block it (no DoNotSchedule spread, no required pod (anti-)affinity)."""
-    if not w.hard_constraints():
+    """Whether a rollout of ``w`` sticks, as planner simulate --rollout answers it: the replay on a
+    copy of the snapshot, unless the pre-check (planner.engines.audit.precheck) proves that it
+    cannot stick.  Paused Deployments and OnDelete StatefulSets are not rolled by their
+    controller (a person resumes them or deletes the pods): skipped, with a note."""
+    o = w.obj
+    if isinstance(o, Deployment) and o.paused:
+        ctx.notes.append(f"{w.name}: rollout not replayed: the Deployment is paused (nothing rolls until kubectl rollout resume)")
         return None
-    if isinstance(w.obj, Deployment) and w.obj.paused:
+    if isinstance(o, StatefulSet) and o.update_strategy_type == "OnDelete":
+        ctx.notes.append(f"{w.name}: rollout not replayed: updateStrategy OnDelete (nothing rolls until someone deletes the pods)")
         return None
-    if isinstance(w.obj, StatefulSet) and w.obj.update_strategy_type == "OnDelete":
-        return None  # nothing rolls until someone deletes the pods
+    from planner.engines.audit.precheck import rollout_cannot_stick
+
+    if rollout_cannot_stick(ctx, w) is not None:
+        return None
     from planner.engines.replay import Simulator, Step
 
     in_progress = rollout_in_progress(w)
     try:
-        res = Simulator(ctx.focuser.focus([w.ref]), seed=0).run([Step("rollout", {"ref": w.ref, "workload": str(w.ref), "image": None})], [w.ref])
+        sim = Simulator(ctx.focuser.focus([w.ref]), seed=0)
+        res = sim.run([Step("rollout", {"ref": w.ref, "workload": str(w.ref), "image": None})], [w.ref])
     except PlannerError as e:
         ctx.notes.append(f"{w.name}: rollout replay failed: {'; '.join(e.messages)}")
         return None
-    step0 = res["steps"][0]["pods"]
-    pending0 = sorted(k for k, v in step0.items() if v["workload"] == w.name and v["phase"] != "Running")
-    if pending0 and not in_progress:
-        ctx.notes.append(f"{w.name}: rollout not replayed: {', '.join(pending0)} already Pending (reported by the other rules)")
+    if res["completed"]:
         return None
+    step0 = res["steps"][0]["pods"]
+    pending0 = sorted(k for k, v in step0.items() if v["workload"] == w.name and v["phase"] != "Running" and not v["node"])
     final = res["final"]["pods"]
     mine = {k for k, v in final.items() if v["workload"] == w.name}
     stuck = [s for s in res["stuck"] if s["pod"] in mine]
     incomplete = w.name in res["incomplete"]
-    if not stuck and not incomplete:
-        return None
     reasons = [r for s in stuck[:1] for r in s["reasons"]]
+    summary = reasons[0] if reasons else None
     strategy = ""
-    if isinstance(w.obj, Deployment) and w.obj.strategy_type == "RollingUpdate":
-        surge, unavailable = rollout_fenceposts(w.obj)
-        strategy = f" (maxSurge {surge}, maxUnavailable {unavailable} of {w.obj.replicas})"
+    if isinstance(o, Deployment) and o.strategy_type == "RollingUpdate":
+        surge, unavailable = rollout_fenceposts(o)
+        strategy = f" (maxSurge {surge}, maxUnavailable {unavailable} of {o.replicas})"
         if unavailable == 0:
             strategy += ": the controller may not remove an old pod before a new one is available"
     where = "the rollout under way" if in_progress else "a rollout (kubectl rollout restart)"
+    unready = sorted(k for k in mine if k in sim.snap.pods and final[k]["node"] and not is_pod_ready(sim.snap.pods[k]))
     if stuck:
-        what = f"{stuck[0]['pod']} stays Pending: {_strip(stuck[0]['reasons'][0])}"
+        first = stuck[0]
+        before = first["since_step"] == 0 and not in_progress
+        what = (f"{first['pod']} is Pending before the rollout starts and stays Pending" if before
+                else f"{first['pod']} stays Pending")
+        what += f": {_strip(first['reasons'][0])}"
         if len(stuck) > 1:
             what += f" (and {len(stuck) - 1} more pod(s))"
+    elif unready:
+        what = (f"the workload never reaches its updated replicas: {', '.join(unready[:3])} "
+                f"{'is' if len(unready) == 1 else 'are'} Running but not Ready, so the controller counts "
+                f"{'it' if len(unready) == 1 else 'them'} as unavailable")
     else:
         what = "the workload never reaches its updated replicas"
-    msg = (f"Replaying {where} of {w.name} pod by pod, as the controllers and kube-scheduler would, it never completes{strategy}; "
-           f"{what} ({SEED['004']}: the rolling update that never ends).")
+    msg = (f"Replaying {where} of {w.name} pod by pod, as the controllers and kube-scheduler would (planner simulate "
+           f"--rollout), it never completes{strategy}; {what} ({SEED['004']}: the rolling update that never ends).")
     f = Finding(
         "rollout-deadlock",
         ERROR,
         [w.name, *(obj("Pod", *s["pod"].split("/", 1)) for s in stuck[:5])],
         msg,
-        {"stuck_pods": [s["pod"] for s in stuck], "reasons": reasons, "in_progress": in_progress},
+        {"stuck_pods": [s["pod"] for s in stuck], "reasons": reasons, "in_progress": in_progress,
+         "summary": summary, "pending_before_rollout": pending0, "incomplete": incomplete, "unready_pods": unready},
         goal=Goal(w.ref, rollout=True),
     )
     ctx.add(f)

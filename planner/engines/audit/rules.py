@@ -81,8 +81,11 @@ RULES: dict[str, Rule] = {
             ERROR,
             "A rollout of the workload would never complete (found by replaying it).",
             "planner simulate replays a rollout of the workload pod by pod, as the workload controllers and kube-scheduler "
-            "would: a new pod stays Pending and the controller may not remove an old pod first (maxUnavailable 0, or the "
-            "old pods are what blocks the new ones), so the rollout never ends.",
+            "would: a new pod stays Pending and the controller may not remove an old pod first (maxUnavailable 0 with no "
+            "room for the surge pod: CPU, memory, the pod count; or the old pods are what blocks the new ones), a pod "
+            "already Pending never runs, or a replica that is not Ready keeps the rollout from finishing, so the rollout "
+            "never ends. The audit reports it exactly when planner simulate --rollout says STUCK; a pre-check clears, "
+            "without replaying, the rollouts that provably cannot stick.",
             "seed 004 (hard hostname anti-affinity, 2 replicas on 2 nodes, 25%/25%)",
         ),
         Rule(

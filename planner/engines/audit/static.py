@@ -112,6 +112,15 @@ def _revision_keys_vary(snap, dep: Deployment, keys: set[str]) -> bool:
     return any(len({rs.template.labels.get(k) for rs in rss}) > 1 for k in keys)
 
 
+def _rollout_blocked_by_affinity(deadlock: Finding | None) -> bool:
+    """The replayed rollout sticks on InterPodAffinity for a pod the rollout made Pending (not one
+    that was Pending before it started)."""
+    if deadlock is None or not any("InterPodAffinity" in r for r in deadlock.details.get("reasons", [])):
+        return False
+    before = set(deadlock.details.get("pending_before_rollout", ()))
+    return deadlock.details.get("in_progress") or any(p not in before for p in deadlock.details.get("stuck_pods", ()))
+
+
 def counts_other_revisions(ctx: Context, w: Workload, deadlock: Finding | None) -> None:
     """One finding per Deployment, naming every selector that counts the old ReplicaSets' pods."""
     o = w.obj
@@ -125,7 +134,7 @@ def counts_other_revisions(ctx: Context, w: Workload, deadlock: Finding | None) 
         extra = sel.positive_keys(eff) - own_keys
         if extra and _revision_keys_vary(ctx.snap, o, extra):
             continue
-        if kind == "required" and (deadlock is None or not any("InterPodAffinity" in r for r in deadlock.details.get("reasons", []))):
+        if kind == "required" and not _rollout_blocked_by_affinity(deadlock):
             continue  # a required anti-affinity counting old pods matters when it blocks the rollout: the replay says
         note = f" (the label {', '.join(sorted(extra))} has the same value in every ReplicaSet)" if extra else ""
         fields.append((field, str(eff), kind, note))
