@@ -32,8 +32,10 @@ def resolve_spec(spec: PodSpec, classes: dict[str, PriorityClass], missing: set[
     name = spec.priority_class_name
     if name:
         pc = classes.get(name) or SYSTEM_PRIORITY_CLASSES.get(name)
-        if pc is None and missing is not None:
-            missing.add(name)
+        if pc is None:
+            if missing is not None:
+                missing.add(name)
+            return spec  # admission would refuse the pod; planner counts spec.priority (0 when absent)
     else:
         pc = default_priority_class(classes)
     if pc is None and not name:
