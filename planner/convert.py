@@ -37,6 +37,7 @@ from planner.domain import (
     PodTemplate,
     PodVolume,
     PreferredSchedulingTerm,
+    PriorityClass,
     ReplicaSet,
     RollingUpdateDeployment,
     StatefulSet,
@@ -233,6 +234,9 @@ class Converter:
             scheduler_name=base.scheduler_name,
             priority=base.priority,
             images=base.images,
+            priority_class_name=base.priority_class_name,
+            preemption_policy=base.preemption_policy,
+            priority_set=base.priority_set,
         )
 
     def _pod_spec(self, spec: Mapping[str, Any], pod_name: str, with_volumes: bool = True) -> PodSpec:
@@ -269,6 +273,9 @@ class Converter:
             scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
             priority=int(prio) if isinstance(prio, int) else 0,
             images=tuple(images),
+            priority_class_name=str(spec.get("priorityClassName") or ""),
+            preemption_policy=str(spec.get("preemptionPolicy") or ""),
+            priority_set=isinstance(prio, int) and not isinstance(prio, bool),
         )
 
     def template(self, v: Any) -> PodTemplate:
@@ -293,6 +300,7 @@ class Converter:
             annotations=_labels(md.get("annotations")),
             creation_timestamp=str(md.get("creationTimestamp") or ""),
             nominated_node_name=str(st.get("nominatedNodeName") or ""),
+            start_time=str(st.get("startTime") or ""),
             **_ready_condition(spec, st),
         )
 
@@ -422,6 +430,8 @@ def _pod_spec_key(spec: Mapping[str, Any]) -> bytes | None:
         spec.get("resources"),
         spec.get("schedulerName"),
         spec.get("priority"),
+        spec.get("priorityClassName"),
+        spec.get("preemptionPolicy"),
     ]
     for c in _l(spec.get("containers")):
         c = _d(c)
@@ -626,6 +636,18 @@ def pdb(o: dict) -> PodDisruptionBudget:
         min_available=spec.get("minAvailable"),
         max_unavailable=spec.get("maxUnavailable"),
         unhealthy_pod_eviction_policy=str(spec.get("unhealthyPodEvictionPolicy") or ""),
+    )
+
+
+def priority_class(o: dict) -> PriorityClass:
+    """scheduling.k8s.io/v1 PriorityClass (defaulted: preemptionPolicy PreemptLowerPriority)."""
+    md = _d(o.get("metadata"))
+    value = o.get("value")
+    return PriorityClass(
+        name=str(md.get("name", "")),
+        value=int(value) if isinstance(value, int) else 0,
+        global_default=o.get("globalDefault") is True,
+        preemption_policy=str(o.get("preemptionPolicy") or "PreemptLowerPriority"),
     )
 
 

@@ -249,6 +249,12 @@ class PodSpec:
     scheduler_name: str = "default-scheduler"
     priority: int = 0
     images: tuple[str, ...] = ()
+    # spec.priorityClassName and spec.preemptionPolicy ("" is PreemptLowerPriority, the default);
+    # ``priority_set``: spec.priority was given (an object the Priority admission plugin already
+    # admitted), else planner.priority resolves it from the PriorityClasses read
+    priority_class_name: str = ""
+    preemption_policy: str = ""
+    priority_set: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,6 +313,7 @@ class Pod:
     # or is one the replay starts (planner.controllers.controller_utils.is_pod_ready).
     ready: bool | None = None
     ready_since: str = ""  # that condition's lastTransitionTime (RFC 3339), "" when unknown
+    start_time: str = ""  # status.startTime (RFC 3339), "" when not started (preemption's tie-break)
 
     @property
     def key(self) -> str:
@@ -508,6 +515,17 @@ class PodDisruptionBudget:
         return f"{self.namespace}/{self.name}"
 
 
+@dataclass(frozen=True, slots=True)
+class PriorityClass:
+    """scheduling.k8s.io/v1 PriorityClass: value, globalDefault, preemptionPolicy (defaulted to
+    PreemptLowerPriority)."""
+
+    name: str
+    value: int
+    global_default: bool = False
+    preemption_policy: str = "PreemptLowerPriority"  # | Never
+
+
 KINDS = (
     "Namespace",
     "Node",
@@ -520,6 +538,7 @@ KINDS = (
     "StatefulSet",
     "HorizontalPodAutoscaler",
     "PodDisruptionBudget",
+    "PriorityClass",
 )
 
 

@@ -23,6 +23,7 @@ from planner.domain import (
     PersistentVolumeClaim,
     Pod,
     PodDisruptionBudget,
+    PriorityClass,
     ReplicaSet,
     StatefulSet,
     StorageClass,
@@ -43,6 +44,7 @@ class Snapshot:
     hpas: dict[str, HorizontalPodAutoscaler] = field(default_factory=dict)
     pdbs: dict[str, PodDisruptionBudget] = field(default_factory=dict)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)  # scheduling.k8s.io/v1, by name
     # Free-form facts the loader noticed (a PVC bound to a missing PV, a pod on an unknown node).
     notes: list[str] = field(default_factory=list)
     # Raw objects by (kind, "ns/name" or name), kept for patch emission and rendering.
@@ -75,6 +77,7 @@ class Snapshot:
             hpas=dict(self.hpas),
             pdbs=dict(self.pdbs),
             namespaces=dict(self.namespaces),
+            priority_classes=dict(self.priority_classes),
             notes=list(self.notes),
             raw=dict(self.raw),
         )

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from planner.domain import Pod
 from planner.engines.explain import explain
 from planner.errors import InputError, UsageError
 from planner.load import Limits, build_snapshot, load_snapshot, read_objects, validate_raw
 from planner.output import note, table
+from planner.priority import resolve_spec
 
 
 def split_name(ref: str, namespace: str | None) -> tuple[str, str]:
@@ -54,6 +56,8 @@ def explain_pod(
     notes = list(snap.notes)
     if pod_file is not None:
         target = _pod_from_file(pod_file, namespace, limits)
+        # the Priority admission plugin, with the snapshot's PriorityClasses
+        target = replace(target, spec=resolve_spec(target.spec, snap.priority_classes))
         if target.key in snap.pods:
             notes.append(f"pod {target.key} from {pod_file} replaces the pod of that name in the snapshot")
     else:
@@ -116,6 +120,13 @@ def render_table(r: dict) -> str:
     out.append(f"  {r['summary']}")
     for p in r["prefilter"]:
         out.append(f"  PreFilter {p['plugin']}: {p['reason']}")
+    pre = r.get("preemption")
+    if pre is not None:
+        if pre["helps"]:
+            victims = ", ".join(f"{v['pod']} (priority {v['priority']})" for v in pre["victims"])
+            out.append(f"  preemption would help (priority {pre['priority']}): on {pre['node']}, evicting {victims}")
+        else:
+            out.append(f"  preemption would not help (priority {pre['priority']}): {pre['message']}")
     out.append("")
     # nodes that fail alike (same zone, same plugins, reasons and details) share one row
     groups: dict[tuple, list[str]] = {}

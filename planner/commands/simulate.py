@@ -79,6 +79,8 @@ def render_simulate(r: dict) -> str:
             extra = ""
             if e["type"] == "scheduled":
                 extra = f" -> {e['node']}" + (f" ({e['zone']})" if e.get("zone") else "")
+            elif e["type"] == "preempted":
+                extra = f" -> {e['node']}: evicting {', '.join(e['victims'])}"
             elif e.get("reason"):
                 extra = f" ({e['reason']})"
             lines.append(f"    {e['type']:<17} {what}{extra}")

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from planner.controllers.controller_utils import controlled_by, is_pod_ready
 from planner.controllers.intstr import scaled_value
 from planner.domain import Pod, PodDisruptionBudget, selector_matches
+from planner.scheduler.plugins.defaultpreemption.preemption import PDBFacts
 from planner.snapshot import Snapshot
 
 # eviction.go checkAndDecrement / EvictionREST.Create messages.
@@ -204,3 +205,12 @@ def can_evict(snap: Snapshot, pod_key: str) -> tuple[bool, str]:
     """(allowed, reason): the reason is the eviction API's message when refused, "" otherwise."""
     d = check_eviction(snap, pod_key)
     return d.allowed, d.reason
+
+
+def preemption_pdbs(snap: Snapshot) -> list[PDBFacts]:
+    """What DefaultPreemption reads of every budget (its PDB lister): the selector and
+    status.disruptionsAllowed as the disruption controller computes it now."""
+    return [
+        PDBFacts(b.namespace, b.name, b.selector, disruptions_allowed(snap, key))
+        for key, b in sorted(snap.pdbs.items())
+    ]

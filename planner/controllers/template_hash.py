@@ -11,9 +11,11 @@ scenario) holds it when the object is unchanged, else its domain form.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from planner.convert import Converter
 from planner.domain import Deployment, PodTemplate
+from planner.priority import resolve_spec
 from planner.revision import pod_template_hash
 from planner.snapshot import Snapshot
 
@@ -29,9 +31,15 @@ def template_for_hash(snap: Snapshot, kind: str, key: str, template: PodTemplate
     if isinstance(raw, dict):
         spec = raw.get("spec")
         t = spec.get("template") if isinstance(spec, dict) else None
-        if isinstance(t, dict) and _converted_template(t) == template:
+        if isinstance(t, dict) and _resolved(_converted_template(t), snap) == template:
             return t, raw
     return {"planner.dev/template": _plain(template)}, None
+
+
+def _resolved(t: PodTemplate, snap: Snapshot) -> PodTemplate:
+    """The template as the loader holds it: its priority resolved (planner.priority)."""
+    spec = resolve_spec(t.spec, snap.priority_classes)
+    return t if spec is t.spec else replace(t, spec=spec)
 
 
 # id(raw template) -> (raw template, its domain form); the raw object is held, so its id stays unique.

@@ -63,9 +63,34 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None, *, scor
         "volumes": _volume_details(ev),
         "notes": notes,
     }
+    if not ev.schedulable:
+        out["preemption"] = _preemption(snap, target, cluster, ev)
     if scores and ev.feasible_nodes:
         out["nodes"], out["skipped_score_plugins"] = _scored(target, cluster, ev.feasible_nodes, nodes, notes)
     return out
+
+
+def _preemption(snap: Snapshot, pod: Pod, cluster: ClusterState, ev: runtime.Evaluation) -> dict:
+    """DefaultPreemption's PostFilter for the pod (planner/scheduler/plugins/defaultpreemption):
+    whether preemption would help, the node kube-scheduler would nominate and its victims (the
+    dry run from offset 0: upstream starts at a random node, so among equally good nodes the
+    one named can differ)."""
+    from planner.controllers.disruption import preemption_pdbs
+    from planner.scheduler.plugins.defaultpreemption import preemption
+
+    statuses = {n.name: n.failures[0] for n in ev.nodes if n.failures}
+    res = preemption.post_filter(pod, cluster, statuses, preemption_pdbs(snap), 0)
+    return {
+        "priority": pod.spec.priority,
+        "priority_class": pod.spec.priority_class_name,
+        "preemption_policy": pod.spec.preemption_policy or "PreemptLowerPriority",
+        "eligible": res.eligible,
+        "helps": res.node is not None,
+        "node": res.node,
+        "victims": [{"pod": v.key, "priority": v.spec.priority} for v in res.victims],
+        "pdb_violations": res.num_pdb_violations,
+        "message": res.message,
+    }
 
 
 def _scored(pod: Pod, cluster: ClusterState, feasible: list[str], nodes: list[dict], notes: list[str]) -> tuple[list[dict], list[str]]:

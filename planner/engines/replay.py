@@ -40,7 +40,7 @@ from planner.controllers.actions import (
     ScaleReplicaSet,
 )
 from planner.controllers.deployment import rollout_complete
-from planner.controllers.disruption import can_evict
+from planner.controllers.disruption import can_evict, preemption_pdbs
 from planner.controllers.statefulset import statefulset_complete
 from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
 from planner.engines.workloads import WorkloadRef, find_workload, is_running, owned_by, parse_workload
@@ -50,6 +50,7 @@ from planner.scheduler import runtime
 from planner.scheduler.binding import bind_pod
 from planner.scheduler.fastfilter import FastFilter, supports
 from planner.scheduler.framework import ClusterState
+from planner.scheduler.plugins.defaultpreemption import preemption
 from planner.snapshot import Snapshot
 
 MAX_ROUNDS = 10_000
@@ -152,6 +153,7 @@ class Simulator:
         self.pending_since: dict[str, int] = {}
         self.events: list[dict] = []
         self.placements = 0
+        self._min_prio: int | None = None  # see _min_priority
 
     # ------------------------------------------------------------------ world
 
@@ -251,6 +253,7 @@ class Simulator:
     def _schedule_pass(self) -> bool:
         """One pass of the scheduling queue: every Pending pod tried once, in order."""
         moved = False
+        self._min_prio = None
         for pod in self._queue():
             if self.fast is not None and supports(pod):
                 positions = self.fast.feasible_positions(pod)
@@ -259,6 +262,9 @@ class Simulator:
                 positions = np.array([self.pos[n] for n in names], dtype=np.int64)
             chosen = self._nodes_to_score(positions)
             if not len(chosen):
+                if self._preempt(pod):
+                    moved = True
+                    continue
                 if pod.key not in self.pending_since:
                     self.pending_since[pod.key] = self.step_index
                     self._event("pending", pod=pod.key)
@@ -270,18 +276,58 @@ class Simulator:
                 # scoring.score_nodes and select_host, on arrays (the positions are known)
                 totals = score_arrays.score_positions(pod, self.cluster, feasible, chosen)
                 host = feasible[score_arrays.select_index(totals, self.rng)]
-            bound = bind_pod(self.cluster, pod, host)
-            if self.fast is not None:
-                self.fast.on_bind(bound)
-            self.snap.pods[pod.key] = bound
-            self._unbound.pop(pod.key, None)
-            if self.ctrl is not None:
-                self.ctrl.pod_changed(bound)
-            self.pending_since.pop(pod.key, None)
-            self.placements += 1
-            self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
+            self._bind(pod, host)
             moved = True
         return moved
+
+    def _bind(self, pod: Pod, host: str) -> None:
+        bound = bind_pod(self.cluster, pod, host)
+        if self.fast is not None:
+            self.fast.on_bind(bound)
+        self.snap.pods[pod.key] = bound
+        self._unbound.pop(pod.key, None)
+        if self.ctrl is not None:
+            self.ctrl.pod_changed(bound)
+        self.pending_since.pop(pod.key, None)
+        self.placements += 1
+        self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
+
+    def _min_priority(self) -> int:
+        """The lowest priority of a pod on a node (cached for one pass: binds only add pods the
+        queue's order already weighed, deletions leave it a lower bound)."""
+        if self._min_prio is None:
+            self._min_prio = min((p.spec.priority for p in self.cluster.all_pods()), default=2**31)
+        return self._min_prio
+
+    def _preempt(self, pod: Pod) -> bool:
+        """DefaultPreemption's PostFilter for a pod no node fits (planner/scheduler/plugins/
+        defaultpreemption): when it names a node, its victims are deleted (their controllers
+        recreate them, and they queue again), the pod is nominated to the node and, the victims
+        being gone at once here (no graceful termination), bound there in what is kube-scheduler's
+        next cycle for it (schedule_one.go evaluateNominatedNode: the nominated node is tried
+        first, and taken without scoring when it passes the filters).  A pod never preempts pods
+        of its own or a higher priority, so preemption cannot loop."""
+        if pod.spec.preemption_policy == preemption.PREEMPT_NEVER or pod.spec.priority <= self._min_priority():
+            return False
+        ev = runtime.evaluate(pod, self.cluster)
+        statuses = {n.name: n.failures[0] for n in ev.nodes if n.failures}
+        offset = self.rng.randrange(len(self.cluster.node_infos)) if self.cluster.node_infos else 0
+        result = preemption.post_filter(pod, self.cluster, statuses, preemption_pdbs(self.snap), offset)
+        if result.node is None:
+            return False
+        node = result.node
+        self._event("preempted", pod=pod.key, node=node, zone=self._zone(node),
+                    victims=[v.key for v in result.victims], pdb_violations=result.num_pdb_violations)
+        for v in result.victims:
+            self._delete_pod(v.key, f"preempted by {pod.key} (priority {pod.spec.priority} > {v.spec.priority})")
+        self._min_prio = None
+        nominated = replace(pod, nominated_node_name=node)
+        self.snap.pods[pod.key] = nominated
+        if self.ctrl is not None:
+            self.ctrl.pod_changed(nominated)
+        if preemption.fits_on_node(nominated, self.cluster, node) is None:
+            self._bind(nominated, node)
+        return True  # else nominated: tried again with the queue
 
     def _nodes_to_score(self, positions: np.ndarray) -> np.ndarray:
         """schedule_one.go findNodesThatPassFilters: nodes are examined from nextStartNodeIndex and

@@ -20,6 +20,7 @@ DefaultPreemption, not modelled).
   each a ``ScorePlugin`` with the reference PreScore/Score/NormalizeScore and, for the hot ones,
   the vectorised kernel (planner/scheduler/plugins/<plugin>/kernels.py) that
   planner.scheduler.scoring runs instead.
+* ``POST_FILTER_PLUGINS``: DefaultPreemption (plugins/defaultpreemption/), a ``PostFilterPlugin``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from planner.domain import Pod
 from planner.scheduler.framework import ClusterState, NodeInfo, Status
+from planner.scheduler.plugins.defaultpreemption import preemption as defaultpreemption
 from planner.scheduler.plugins.imagelocality import scoring as imagelocality_scoring
 from planner.scheduler.plugins.interpodaffinity import filtering as interpodaffinity
 from planner.scheduler.plugins.interpodaffinity import scoring as interpodaffinity_scoring
@@ -69,6 +71,18 @@ class FilterPlugin(Protocol):
     def pre_filter(self, pod: Pod, cluster: ClusterState) -> tuple[Any, Status | None]: ...
 
     def filter(self, state: Any, pod: Pod, node_info: NodeInfo) -> Status | None: ...
+
+
+class PostFilterPlugin(Protocol):
+    """PostFilterPlugin (interface.go): run when no node passed the filters, with each node's
+    filter status; returns the nominated node and what must go for the pod to fit there
+    (planner/scheduler/plugins/defaultpreemption/preemption.py PostFilterResult)."""
+
+    NAME: str
+
+    def post_filter(
+        self, pod: Pod, cluster: ClusterState, statuses: dict[str, Status], pdbs: Any, offset: int = 0, plugins: Any = None
+    ) -> Any: ...
 
 
 class ScoreModule(Protocol):
@@ -144,6 +158,9 @@ FILTER_PLUGINS: tuple[FilterPlugin, ...] = (
     nodedeclaredfeatures,
 )
 
+# The default profile's PostFilter plugins: DefaultPreemption alone.
+POST_FILTER_PLUGINS: tuple[PostFilterPlugin, ...] = (defaultpreemption,)
+
 SCORE_PLUGINS: tuple[ScorePlugin, ...] = (
     _scorer(tainttoleration_scoring, 3, kernel=tainttoleration_kernels.score),
     _scorer(nodeaffinity_scoring, 2),
@@ -161,4 +178,4 @@ SCORE_PLUGINS: tuple[ScorePlugin, ...] = (
     _scorer(imagelocality_scoring, 1),
 )
 
-__all__ = ["FILTER_PLUGINS", "SCORE_PLUGINS", "FilterPlugin", "Kernel", "ScoreModule", "ScorePlugin", "Scorer"]
+__all__ = ["FILTER_PLUGINS", "POST_FILTER_PLUGINS", "SCORE_PLUGINS", "FilterPlugin", "PostFilterPlugin", "Kernel", "ScoreModule", "ScorePlugin", "Scorer"]

@@ -55,6 +55,7 @@ _VALIDATORS: dict[str, Validator] = {
     "StatefulSet": apps.validate_statefulset,
     "HorizontalPodAutoscaler": other.validate_hpa,
     "PodDisruptionBudget": other.validate_pdb,
+    "PriorityClass": other.validate_priorityclass,
 }
 KINDS = tuple(_VALIDATORS)
 
@@ -72,6 +73,7 @@ API_VERSIONS = {
     "StatefulSet": "apps/v1",
     "HorizontalPodAutoscaler": "autoscaling/v2",
     "PodDisruptionBudget": "policy/v1",
+    "PriorityClass": "scheduling.k8s.io/v1",
 }
 
 

@@ -1482,9 +1482,25 @@ def _validate_pod_spec(spec: dict, path: str, errs: Errs, pod_name: str | None, 
     if overhead is not None:  # validateOverhead: the overhead checked as the limits of a container
         validate_resource_requirements(overhead, {}, f"{path}.overhead", errs)
     get_int(spec, "priority", path, errs)
+    _validate_priority_fields(spec, path, errs)
     get_str(spec, "schedulerName", path, errs)
     get_bool(spec, "hostNetwork", path, errs)
     get_str(spec, "restartPolicy", path, errs)
+
+
+def _validate_priority_fields(spec: dict, path: str, errs: Errs) -> None:  # type: ignore[type-arg]
+    """ValidatePodSpec: priorityClassName a DNS subdomain (ValidatePriorityClassName), and
+    ValidatePreemptionPolicy on spec.preemptionPolicy."""
+    name = get_str(spec, "priorityClassName", path, errs)
+    if name:
+        for msg in name_is_dns_subdomain(name, False):
+            errs.append(invalid(f"{path}.priorityClassName", name, msg))
+    policy = get_opt_str(spec, "preemptionPolicy", path, errs)
+    if policy is not None:
+        if policy == "":
+            errs.append(required(f"{path}.preemptionPolicy", ""))
+        elif policy not in ("PreemptLowerPriority", "Never"):
+            errs.append(not_supported(f"{path}.preemptionPolicy", JSONValue(policy), ("PreemptLowerPriority", "Never")))
 
 
 class Template:

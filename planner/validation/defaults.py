@@ -412,6 +412,13 @@ def default_storageclass(obj: dict) -> None:  # type: ignore[type-arg]
         obj["volumeBindingMode"] = "Immediate"
 
 
+def default_priorityclass(obj: dict) -> None:  # type: ignore[type-arg]
+    """pkg/apis/scheduling/v1/defaults.go SetDefaults_PriorityClass: preemptionPolicy
+    PreemptLowerPriority."""
+    if obj.get("preemptionPolicy") is None:
+        obj["preemptionPolicy"] = "PreemptLowerPriority"
+
+
 _DEFAULTERS = {
     "Pod": default_pod,
     "Node": default_node,
@@ -423,6 +430,7 @@ _DEFAULTERS = {
     "StatefulSet": default_statefulset,
     "HorizontalPodAutoscaler": default_hpa,
     "StorageClass": default_storageclass,
+    "PriorityClass": default_priorityclass,
 }
 
 

@@ -27,6 +27,8 @@ from planner.validation.field import (
     JSONValue,
     Struct,
     duplicate,
+    forbidden,
+    get_bool,
     get_int,
     get_int_or_string,
     get_list,
@@ -182,3 +184,54 @@ def validate_storageclass(obj: dict, errs: Errs) -> None:  # type: ignore[type-a
                 if t == expr_map:
                     errs.append(duplicate(f"{tp}[{i}].matchLabelExpressions", ""))
             raw.append(expr_map)
+
+
+# --------------------------------------------------------------------------- PriorityClass
+
+# pkg/apis/scheduling/types.go: the system classes every cluster has (SystemPriorityClasses) and
+# the highest value a user-defined class may take.
+SYSTEM_PRIORITY_CLASS_PREFIX = "system-"
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000}
+PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+
+
+def validate_preemption_policy(value: object, path: str, errs: Errs) -> None:
+    """core/validation ValidatePreemptionPolicy."""
+    if value == "":
+        errs.append(required(path, ""))
+    elif value not in PREEMPTION_POLICIES:
+        errs.append(not_supported(path, JSONValue(value), PREEMPTION_POLICIES))
+
+
+def validate_priorityclass(obj: dict, errs: Errs) -> None:  # type: ignore[type-arg]
+    """pkg/apis/scheduling/validation/validation.go ValidatePriorityClass: DNS-subdomain name; a
+    name with the "system-" prefix must be a known system class with its value and globalDefault
+    (pkg/apis/scheduling/v1 IsKnownSystemPriorityClass); any other value at most
+    HighestUserDefinablePriority; preemptionPolicy (defaulted to PreemptLowerPriority)."""
+    meta = get_map(obj, "metadata", "", errs) or {}
+    validate_object_meta(meta, False, name_is_dns_subdomain, META, errs)
+    value = get_int(obj, "value", "", errs) or 0
+    global_default = get_bool(obj, "globalDefault", "", errs)
+    raw_name = meta.get("name")
+    name = raw_name if type(raw_name) is str else ""
+    if name.startswith(SYSTEM_PRIORITY_CLASS_PREFIX):
+        known = SYSTEM_PRIORITY_CLASSES.get(name)
+        if known is None:
+            why = f"{name} is not a known system priority class"
+        elif known != value:
+            why = f"value of {name} PriorityClass must be {known}"
+        elif bool(global_default):
+            why = f"globalDefault of {name} PriorityClass must be false"
+        else:
+            why = ""
+        if why:
+            errs.append(forbidden("metadata.name", f"priority class names with '{SYSTEM_PRIORITY_CLASS_PREFIX}' prefix are reserved for system use only. error: {why}"))
+    elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        errs.append(forbidden("value", f"maximum allowed value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}"))
+    policy = obj.get("preemptionPolicy")
+    if policy is not None:
+        if type(policy) is not str:
+            get_str(obj, "preemptionPolicy", "", errs)
+        else:
+            validate_preemption_policy(policy, "preemptionPolicy", errs)
