@@ -5,7 +5,8 @@ Kept: every node, volume, storage class and namespace; the workloads, their Repl
 HPAs and PodDisruptionBudgets; and, among the other running pods, those the filters could see
 for the workloads' pods: pods their spread and pod (anti-)affinity selectors match (in the
 namespaces the terms count), pods whose own required anti-affinity would repel them, pods with
-host ports when the workloads use host ports, and pods a kept PodDisruptionBudget counts.  Every
+host ports when the workloads use host ports, pods a kept PodDisruptionBudget counts, and pods of
+a lower priority than the workloads' (which their pods may preempt).  Every
 other running pod is folded into its node: its requests are taken off the node's allocatable
 (and one off ``pods``), which is what NodeResourcesFit sees of it.  Other controllers are left
 out, so nothing but the focused workloads acts during the replay, and Pending pods of other
@@ -131,6 +132,15 @@ class Focuser:
             for p in self.anti:
                 if p.key not in kept and _repels(p, w.template.labels, w.namespace):
                     kept[p.key] = p
+        # pods the workloads' pods could preempt (strictly lower priority: DefaultPreemption's
+        # victims) stay pods, so that the replay may evict them as the full replay does
+        preemptor = max((w.template.spec.priority for w in workloads
+                         if w.template.spec.preemption_policy != "Never"), default=None)
+        if preemptor is not None:
+            for pods in self.by_ns.values():
+                for p in pods:
+                    if p.spec.priority < preemptor:
+                        kept.setdefault(p.key, p)
             if w.template.spec.host_ports:
                 for p in self.ports:
                     kept.setdefault(p.key, p)
