@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # networkx is imported where a graph is built (it costs 0.1 s
     import networkx as nx
 
 from planner.domain import (
+    CSINode,
     Deployment,
     HorizontalPodAutoscaler,
     Namespace,
@@ -43,6 +44,7 @@ class Snapshot:
     hpas: dict[str, HorizontalPodAutoscaler] = field(default_factory=dict)
     pdbs: dict[str, PodDisruptionBudget] = field(default_factory=dict)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
+    csinodes: dict[str, CSINode] = field(default_factory=dict)  # by node name
     # Free-form facts the loader noticed (a PVC bound to a missing PV, a pod on an unknown node).
     notes: list[str] = field(default_factory=list)
     # Raw objects by (kind, "ns/name" or name), kept for patch emission and rendering.
@@ -75,6 +77,7 @@ class Snapshot:
             hpas=dict(self.hpas),
             pdbs=dict(self.pdbs),
             namespaces=dict(self.namespaces),
+            csinodes=dict(self.csinodes),
             notes=list(self.notes),
             raw=dict(self.raw),
         )

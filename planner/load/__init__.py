@@ -237,7 +237,7 @@ def _key(o: dict) -> str:
     meta = o.get("metadata")
     md: dict = meta if isinstance(meta, dict) else {}
     name = str(md.get("name", ""))
-    if o["kind"] in ("Node", "PersistentVolume", "StorageClass", "Namespace"):
+    if o["kind"] in ("Node", "PersistentVolume", "StorageClass", "Namespace", "CSINode"):
         return name
     return f"{md.get('namespace') or 'default'}/{name}"
 
@@ -294,6 +294,8 @@ class _Builder:
                 snap.pdbs[key] = convert.pdb(o)
             elif kind == "Namespace":
                 snap.namespaces[key] = convert.namespace(o)
+            elif kind == "CSINode":
+                snap.csinodes[key] = convert.csi_node(o)
         except (TypeError, ValueError, AttributeError, KeyError) as e:  # a gap in validation, never a traceback
             raise InputError(f"{kind} {key}: cannot be read: {e}") from None
         if kind != "Pod":  # pods are never patched or rendered from here: their dicts can go
