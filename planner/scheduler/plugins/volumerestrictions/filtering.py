@@ -26,8 +26,9 @@ Rules
 
 What the verdict depends on: the pod's claims and the pods bound anywhere in the cluster, not the
 node; it changes only when a pod using one of the claims is bound or removed.  The CP-SAT problem
-takes it as a static exclusion (planner.engines.problem) plus, for new pods sharing one unused
-ReadWriteOncePod claim, "at most one of them" (models/volumerestrictions.py).
+takes it as a static exclusion (planner.engines.problem, through
+plugins/volumebinding/problem.py VOLUME_PLUGINS).  New pods sharing one unused ReadWriteOncePod
+claim (only one of them can run) are not encoded: the witness replay runs this Filter.
 """
 
 from __future__ import annotations
