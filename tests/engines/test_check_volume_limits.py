@@ -20,5 +20,5 @@ def test_attach_limit_makes_four_replicas_unschedulable():
     why = [e for e in r.explanation if e["constraint"] == "NodeVolumeLimits"]
     assert len(why) == 1
     msg = why[0]["message"]
-    assert "ebs.csi.aws.com" in msg and "attach at most 1" in msg and "room for 2 new volume(s)" in msg and "(4 in all)" in msg
+    assert "ebs.csi.aws.com" in msg and "attach at most 1 each (1 attached, room for 0)" in msg and "(2 in all)" in msg
     assert check_replicas(snap, [ref], 2).schedulable is True
