@@ -1,7 +1,7 @@
 """CP-SAT encodings of kube-scheduler's filters, one module per concern (mirroring the plugins).
 
 ``build(problem)`` assembles a model from models.placement (variables, static exclusions),
-models.noderesources (capacity), models.podtopologyspread and models.interpodaffinity; it never
+models.noderesources (capacity), models.nodevolumelimits (volumes per CSI driver per node), models.podtopologyspread and models.interpodaffinity; it never
 solves.  ``models.solve.solve`` is the only solve entry.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from models.interpodaffinity import add_affinity, add_anti, add_anti_families
 from models.noderesources import add_capacity
+from models.nodevolumelimits import add_volume_limits
 from models.placement import Built, build_placement
 from models.podtopologyspread import add_spread
 from models.problem import Problem
@@ -26,6 +27,7 @@ def build(problem: Problem) -> Built:
     for f in problem.affinity:
         add_affinity(b, f)
     add_static_claims(b)
+    add_volume_limits(b)
     return b
 
 

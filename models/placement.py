@@ -17,7 +17,7 @@ from models.problem import Problem
 class Guard:
     """One assumption literal: a hard constraint group that an infeasibility core can name."""
 
-    kind: str  # place | static | capacity | spread | anti | affinity
+    kind: str  # place | static | capacity | spread | anti | affinity | volumes | volumelimits
     ref: Any  # the problem object (Group, Exclusion, Spread, ...) or a (group, zone) pair
     lit: cp_model.IntVar
     group: int | None = None

@@ -142,6 +142,23 @@ class StaticClaim:
 
 
 @dataclass
+class VolumeLimit:
+    """NodeVolumeLimits as a capacity: per class, a node attaches at most ``limit`` volumes of
+    ``driver`` and ``attached`` are in use; each pod of group g on class c brings ``need[g, c]``
+    new ones."""
+
+    index: int
+    driver: str
+    limit: dict[int, int] = field(default_factory=dict)  # class -> CSINode allocatable.count
+    attached: dict[int, int] = field(default_factory=dict)  # class -> volumes attached per node
+    need: dict[tuple[int, int], int] = field(default_factory=dict)  # (group, class) -> new volumes per pod
+
+    def room(self, c: int) -> int:
+        """New volumes one node of class c still takes (upstream: attached + new <= limit)."""
+        return max(self.limit[c] - self.attached[c], 0)
+
+
+@dataclass
 class Problem:
     classes: list[NodeClass]
     groups: list[Group]
@@ -149,6 +166,7 @@ class Problem:
     anti: list[AntiAffinity] = field(default_factory=list)
     affinity: list[Affinity] = field(default_factory=list)
     static_claims: list[StaticClaim] = field(default_factory=list)
+    volume_limits: list[VolumeLimit] = field(default_factory=list)
     ordered: bool = False  # groups are single pods placed in index order
     exact_packing: bool = True  # classes are exact for packing (single request vector or singleton classes)
     notes: list[str] = field(default_factory=list)

@@ -86,7 +86,7 @@ def solve(built: Built, opts: SolveOptions | None = None, enabled: list[Guard] |
 
 # The order in which minimise_core tries to drop whole kinds of guards: what an explanation can most
 # easily do without first, the pods that must be placed never (they are what is asked).
-_DROP_KINDS = ("anti", "affinity", "spread", "capacity", "static")
+_DROP_KINDS = ("anti", "affinity", "spread", "capacity", "volumelimits", "static")
 
 
 QUICK_CORE_DTIME = 0.1  # deterministic seconds for a trial's plain search (see _quick_trial)

@@ -17,6 +17,8 @@ from planner.domain import (
     CPU,
     Affinity,
     ClaimTemplate,
+    CSINode,
+    CSINodeDriver,
     Deployment,
     HorizontalPodAutoscaler,
     HostPort,
@@ -564,6 +566,8 @@ def persistent_volume(o: dict) -> PersistentVolume:
         reclaim_policy=str(spec.get("persistentVolumeReclaimPolicy") or "Retain"),
         volume_mode=str(spec.get("volumeMode") or "Filesystem"),
         uid=str(md.get("uid", "")),
+        csi_driver=str(_d(spec.get("csi")).get("driver") or ""),
+        csi_volume_handle=str(_d(spec.get("csi")).get("volumeHandle") or ""),
     )
 
 
@@ -609,6 +613,24 @@ def storage_class(o: dict) -> StorageClass:
         allowed_topologies=tuple(topo),
         reclaim_policy=str(o.get("reclaimPolicy") or "Delete"),
         is_default=default,
+    )
+
+
+def csi_node(o: dict) -> CSINode:
+    """storage.k8s.io/v1 CSINode: spec.drivers[].name, nodeID, allocatable.count, and the
+    migrated-plugins annotation (pkg/scheduler/framework/plugins/nodevolumelimits/utils.go
+    isCSIMigrationOn reads it)."""
+    md, spec = _d(o.get("metadata")), _d(o.get("spec"))
+    drivers = []
+    for d in _l(spec.get("drivers")):
+        d = _d(d)
+        count = _d(d.get("allocatable")).get("count")
+        drivers.append(CSINodeDriver(str(d.get("name", "")), str(d.get("nodeID", "")), int(count) if count is not None else None))
+    mpa = str(_d(md.get("annotations")).get("storage.alpha.kubernetes.io/migrated-plugins") or "")
+    return CSINode(
+        name=str(md.get("name", "")),
+        drivers=tuple(drivers),
+        migrated_plugins=frozenset(x for x in mpa.split(",") if x),
     )
 
 

@@ -347,6 +347,10 @@ class PersistentVolume:
     reclaim_policy: str = "Retain"
     volume_mode: str = "Filesystem"
     uid: str = ""
+    # spec.csi (CSIPersistentVolumeSource): the driver and the volume's handle, "" when the PV has
+    # another source (NodeVolumeLimits counts CSI volumes by "<driver>/<handle>")
+    csi_driver: str = ""
+    csi_volume_handle: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,6 +387,26 @@ class StorageClass:
     allowed_topologies: tuple[TopologySelectorTerm, ...] = ()
     reclaim_policy: str = "Delete"
     is_default: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CSINodeDriver:
+    """storage.k8s.io/v1 CSINodeDriver: ``allocatable.count``, None when unset (no limit)."""
+
+    name: str
+    node_id: str = ""
+    allocatable_count: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CSINode:
+    """storage.k8s.io/v1 CSINode (named after its Node): the CSI drivers installed on the node and
+    how many volumes of each it can attach; ``migrated_plugins`` is the
+    storage.alpha.kubernetes.io/migrated-plugins annotation, split at commas."""
+
+    name: str
+    drivers: tuple[CSINodeDriver, ...] = ()
+    migrated_plugins: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -530,6 +554,7 @@ KINDS = (
     "Namespace",
     "Node",
     "StorageClass",
+    "CSINode",
     "PersistentVolume",
     "PersistentVolumeClaim",
     "Pod",

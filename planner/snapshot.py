@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # networkx is imported where a graph is built (it costs 0.1 s
     import networkx as nx
 
 from planner.domain import (
+    CSINode,
     Deployment,
     HorizontalPodAutoscaler,
     Namespace,
@@ -45,6 +46,7 @@ class Snapshot:
     pdbs: dict[str, PodDisruptionBudget] = field(default_factory=dict)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)  # scheduling.k8s.io/v1, by name
+    csinodes: dict[str, CSINode] = field(default_factory=dict)  # by node name
     # Free-form facts the loader noticed (a PVC bound to a missing PV, a pod on an unknown node).
     notes: list[str] = field(default_factory=list)
     # Raw objects by (kind, "ns/name" or name), kept for patch emission and rendering.
@@ -78,6 +80,7 @@ class Snapshot:
             pdbs=dict(self.pdbs),
             namespaces=dict(self.namespaces),
             priority_classes=dict(self.priority_classes),
+            csinodes=dict(self.csinodes),
             notes=list(self.notes),
             raw=dict(self.raw),
         )

@@ -3,13 +3,13 @@ user's own kubectl, as one kubectl-shaped ``List`` on stdout.
 
 This is the only code in planner that touches a cluster.  It runs exactly one command,
 
-    kubectl get nodes,pods,pv,pvc,storageclasses,deployments,replicasets,statefulsets,hpa,pdb,namespaces,priorityclasses -o json
+    kubectl get nodes,pods,pv,pvc,storageclasses,csinodes,deployments,replicasets,statefulsets,hpa,pdb,namespaces,priorityclasses -o json
         [--context=C] [--kubeconfig=F] [--namespace=NS | --all-namespaces]
 
 with the user's credentials and kubeconfig, never a verb other than ``get``, never through a
 shell: the arguments are a list (``subprocess.run([kubectl, ...])``), each value one item in the
 ``--flag=VALUE`` form, so a context named ``-x`` or one with spaces or a newline reaches kubectl
-as that context's name and nothing else.  Cluster-scoped kinds (nodes, persistent volumes, storage classes, namespaces, priority classes) are listed
+as that context's name and nothing else.  Cluster-scoped kinds (nodes, persistent volumes, storage classes, CSI nodes, namespaces, priority classes) are listed
 whatever the namespace flag says; without -n or -A, namespaced kinds come from the context's
 namespace, as with kubectl itself.  The output is kubectl's own JSON, checked to be a ``List``,
 and passed through unchanged.
@@ -28,7 +28,7 @@ import orjson
 from planner.errors import PlannerError, UsageError
 from planner.output import note
 
-RESOURCES = "nodes,pods,pv,pvc,storageclasses,deployments,replicasets,statefulsets,hpa,pdb,namespaces,priorityclasses"
+RESOURCES = "nodes,pods,pv,pvc,storageclasses,csinodes,deployments,replicasets,statefulsets,hpa,pdb,namespaces,priorityclasses"
 KUBECTL = "kubectl"
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import models
 from models.placement import Built, Guard
-from models.problem import Exclusion, Group, NodeClass, Problem, Spread
+from models.problem import Exclusion, Group, NodeClass, Problem, Spread, VolumeLimit
 from models.sequence import add_sequence
 from models.solve import SolveOptions, minimise_core, solve
 from planner.domain import PODS
@@ -305,6 +305,9 @@ def explain_core(built: Built, core: list[Guard], ctx: Context, opts: SolveOptio
     for g in core:
         if g.kind == "capacity":
             out.append(_capacity_message(p, g.ref))
+    for g in core:
+        if g.kind == "volumelimits":
+            out.append(_volume_limit_message(p, g.ref))
     others = [g for g in core if g.kind in ("spread", "affinity")]
     antis: dict[str, list] = {}
     for g in core:
@@ -391,6 +394,39 @@ def _capacity_message(p: Problem, zone: str) -> dict:
     said = [text.replace("{pods}", _names(pods) if len(pods) <= 4 else f"{pods[0].split('/', 1)[-1]} (and {len(pods) - 1} more)") for text, pods in parts.items()]
     verb = "have" if (not zone and 1 < n_nodes <= 3) else "has"
     return {"constraint": "NodeResourcesFit", "objects": objects[:20], "message": f"{where} {verb} room for only " + "; ".join(said)}
+
+
+def _volume_limit_message(p: Problem, vl: VolumeLimit) -> dict:
+    """NodeVolumeLimits' guard for one CSI driver, in nodes and numbers: each class's attach limit
+    (CSINode allocatable.count), the volumes attached there, the room left, and what the pods need."""
+    classes = sorted({c for _, c in vl.need})
+    parts: list[str] = []
+    total_room = 0
+    objects: list[str] = []
+    for c in classes[:MAX_ROOM_ENTRIES]:
+        cls = p.classes[c]
+        each = " each" if cls.size > 1 else ""
+        parts.append(f"{cls.label} attach{'es' if cls.size == 1 else ''} at most {vl.limit[c]}{each} ({vl.attached[c]} attached, room for {vl.room(c)})")
+    for c in classes:
+        total_room += p.classes[c].size * vl.room(c)
+        objects.extend(f"CSINode {n}" for n in p.classes[c].nodes)
+    if len(classes) > MAX_ROOM_ENTRIES:
+        parts.append(f"and {sum(p.classes[c].size for c in classes[MAX_ROOM_ENTRIES:])} more node(s)")
+    needs: dict[int, set[int]] = {}
+    for (g, _), k in vl.need.items():
+        needs.setdefault(g, set()).add(k)
+    wants = []
+    total_need = 0
+    for g, ks in sorted(needs.items()):
+        grp = p.groups[g]
+        k = min(ks)
+        total_need += k * grp.count
+        wants.append(f"{_names(grp.pods)} need{'s' if grp.count == 1 else ''} {k} new volume(s) each")
+    msg = (
+        f"CSI driver {vl.driver}: " + "; ".join(parts) + f": room for {total_room} new volume(s) in all, "
+        f"while {'; '.join(wants)} ({total_need} in all): node(s) exceed max volume count"
+    )
+    return {"constraint": "NodeVolumeLimits", "objects": objects[:20], "message": msg}
 
 
 def _places(problem: Problem, classes: list[int]) -> str:

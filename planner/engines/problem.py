@@ -2,10 +2,10 @@
 
 The static part of every filter is evaluated here with the plugins themselves, once per pod
 signature and node: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
-VolumeBinding, VolumeZone, InterPodAffinity against existing pods (the anti-affinity parts: they
+VolumeRestrictions, VolumeBinding, VolumeZone, InterPodAffinity against existing pods (the anti-affinity parts: they
 only get stricter as pods are added), and PodTopologySpread's missing-label rule.  What changes as
-new pods land (capacity, skew, anti-affinity and affinity among the new pods) goes to the CP-SAT
-model.  Nodes that answer alike for every group become one class.
+new pods land (capacity, CSI volumes per node (NodeVolumeLimits), skew, anti-affinity and
+affinity among the new pods) goes to the CP-SAT model.  Nodes that answer alike for every group become one class.
 
 What each plugin contributes is in its folder's problem.py (planner/scheduler/plugins/<plugin>/
 problem.py: volumebinding, noderesources, podtopologyspread, interpodaffinity); build_problem
@@ -28,6 +28,7 @@ from planner.scheduler.plugins.nodename import filtering as nodename
 from planner.scheduler.plugins.nodeports import filtering as nodeports
 from planner.scheduler.plugins.noderesources import problem as noderesources
 from planner.scheduler.plugins.nodeunschedulable import filtering as nodeunschedulable
+from planner.scheduler.plugins.nodevolumelimits import problem as nodevolumelimits
 from planner.scheduler.plugins.podtopologyspread import filtering as pts
 from planner.scheduler.plugins.podtopologyspread import problem as podtopologyspread
 from planner.scheduler.plugins.tainttoleration import filtering as tainttoleration
@@ -218,6 +219,10 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     multi_vector = len({tuple(sorted(g.requests.items())) for g in groups}) > 1
     podtopologyspread.node_facts(spread, reps, rep_sig, nodes, per_node)
     affinity_specs = interpodaffinity.affinity_specs(reps, nodes, cluster)
+    # NodeVolumeLimits: CSI volumes per driver per node (None: no node limits a driver in use)
+    vfacts = nodevolumelimits.volume_facts(reps, [p for _, p in new_pods], cluster)
+    # groups bringing different volumes share a node's room exactly only on one-node classes
+    volume_vector = vfacts is not None and len(groups) > 1
 
     node_keys = []
     for j, ni in enumerate(nodes):
@@ -230,7 +235,8 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
             tuple(el[j] for el in spread.eligibility),
             tuple(tuple(labels.get(k) is not None for k in sorted(per_node))),
             tuple(f[j] for _, _, f in affinity_specs),
-            ni.name if (multi_vector or not aggregate) else None,
+            vfacts.node_key(len(groups), j) if vfacts is not None else None,
+            ni.name if (multi_vector or volume_vector or not aggregate) else None,
         )
         node_keys.append(key)
     class_of_key: dict[tuple, int] = {}
@@ -257,6 +263,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
             class_rep.append(j)
         classes[ci].nodes.append(ni.name)
         ctx.node_class[ni.name] = ci
+    volume_limits = vfacts.constraints(class_rep, len(groups)) if vfacts is not None else []
 
     # 5. static exclusions per group and plugin
     for g, gv in enumerate(group_verdicts):
@@ -280,7 +287,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
             groups[g].exclusions.append(Exclusion(plugin, reason, cls, objects, detail))
 
     # 6. spread signatures shared by groups
-    problem = Problem(classes=classes, groups=groups, ordered=ordered_mode, exact_packing=True, notes=notes)
+    problem = Problem(classes=classes, groups=groups, ordered=ordered_mode, exact_packing=True, notes=notes, volume_limits=volume_limits)
     podtopologyspread.add_spreads(problem, spread, reps, groups, per_node, ctx.node_class, nodes, ordered_mode)
 
     members: list[list[NodeInfo]] = [[] for _ in classes]

@@ -237,7 +237,7 @@ def _key(o: dict) -> str:
     meta = o.get("metadata")
     md: dict = meta if isinstance(meta, dict) else {}
     name = str(md.get("name", ""))
-    if o["kind"] in ("Node", "PersistentVolume", "StorageClass", "Namespace", "PriorityClass"):
+    if o["kind"] in ("Node", "PersistentVolume", "StorageClass", "Namespace", "PriorityClass", "CSINode"):
         return name
     return f"{md.get('namespace') or 'default'}/{name}"
 
@@ -296,6 +296,8 @@ class _Builder:
                 snap.namespaces[key] = convert.namespace(o)
             elif kind == "PriorityClass":
                 snap.priority_classes[key] = convert.priority_class(o)
+            elif kind == "CSINode":
+                snap.csinodes[key] = convert.csi_node(o)
         except (TypeError, ValueError, AttributeError, KeyError) as e:  # a gap in validation, never a traceback
             raise InputError(f"{kind} {key}: cannot be read: {e}") from None
         if kind != "Pod":  # pods are never patched or rendered from here: their dicts can go

@@ -17,7 +17,7 @@ What is where (upstream: kubernetes/kubernetes pkg/scheduler/..., Kubernetes v1.
   WitnessFilters (filters for a sequence of placements, PreFilterExtensions.AddPod).
 * ``plugins/<plugin>/``: one folder per upstream plugin (framework/plugins/<plugin>/), named as
   upstream: nodeunschedulable, nodename, nodeports, tainttoleration, nodeaffinity, noderesources,
-  volumebinding, volumezone, podtopologyspread, interpodaffinity, nodedeclaredfeatures,
+  volumerestrictions, nodevolumelimits, volumebinding, volumezone, podtopologyspread, interpodaffinity, nodedeclaredfeatures,
   imagelocality.  Inside, only the
   files a plugin has: ``common.py`` (helpers its filter and score share), ``filtering.py``
   (PreFilter, Filter), ``scoring.py`` (PreScore, Score, NormalizeScore), ``kernels.py`` (the
@@ -26,6 +26,6 @@ What is where (upstream: kubernetes/kubernetes pkg/scheduler/..., Kubernetes v1.
   Filter and Score), least_allocated.py, balanced_allocation.py, resource_allocation.py.
 
 The CP-SAT encodings of the plugins are in models/ (models/podtopologyspread.py,
-models/interpodaffinity.py, models/noderesources.py, models/volumebinding.py); the plugins'
+models/interpodaffinity.py, models/noderesources.py, models/nodevolumelimits.py, models/volumebinding.py); the plugins'
 tests in tests/scheduler/ mirror this layout.
 """

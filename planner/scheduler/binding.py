@@ -49,6 +49,9 @@ def provisioned_pv(pvc: PersistentVolumeClaim, node: Node, cluster: ClusterState
         phase="Bound",
         reclaim_policy=sc.reclaim_policy if sc is not None else "Delete",
         volume_mode=pvc.volume_mode,
+        # a CSI provisioner's PV carries spec.csi (NodeVolumeLimits counts it by driver and handle)
+        csi_driver=sc.provisioner if sc is not None and sc.provisioner and not sc.provisioner.startswith("kubernetes.io/") else "",
+        csi_volume_handle=f"pvc-{pvc.namespace}-{pvc.name}" if sc is not None and sc.provisioner else "",
     )
 
 

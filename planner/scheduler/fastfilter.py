@@ -16,8 +16,9 @@ vector operations:
 * InterPodAffinity, anti-affinity parts: existing pods' required anti-affinity terms are kept
   grouped by term with per-node counts; the pod's own anti-affinity terms count matching pods
   (terminating ones included) per domain (plugins/interpodaffinity/kernels.py);
-* what it does not vectorise (required pod affinity, volumes) runs through the plugins on the
-  nodes that passed everything else.
+* what it does not vectorise (required pod affinity, volumes: VolumeRestrictions,
+  NodeVolumeLimits, VolumeBinding, VolumeZone) runs through the plugins on the nodes that passed
+  everything else.
 
 This module keeps the arrays every plugin reads (per node: resources, pod counts, topology
 domains, matching-pod counts) and runs the plugins' kernels in filter order.
@@ -42,10 +43,12 @@ from planner.scheduler.plugins.nodename import filtering as nodename
 from planner.scheduler.plugins.nodeports import filtering as nodeports
 from planner.scheduler.plugins.noderesources import kernels as noderesources_kernels
 from planner.scheduler.plugins.nodeunschedulable import filtering as nodeunschedulable
+from planner.scheduler.plugins.nodevolumelimits import filtering as nodevolumelimits
 from planner.scheduler.plugins.podtopologyspread import kernels as podtopologyspread_kernels
 from planner.scheduler.plugins.podtopologyspread.kernels import SpreadCheck
 from planner.scheduler.plugins.tainttoleration import filtering as tainttoleration
 from planner.scheduler.plugins.volumebinding import filtering as volumebinding
+from planner.scheduler.plugins.volumerestrictions import filtering as volumerestrictions
 from planner.scheduler.plugins.volumezone import filtering as volumezone
 
 # NodeDeclaredFeatures reads the pod's spec and the node's declared features only; planner infers
@@ -204,7 +207,9 @@ class FastFilter:
         if not mask.any():
             return mask
         if pod.spec.volumes:
-            mask = self._slow(pod, mask, (volumebinding, volumezone))
+            # VolumeRestrictions and NodeVolumeLimits through the plugins themselves, per node
+            # (pods with claims only: not worth a vectorised path)
+            mask = self._slow(pod, mask, (volumerestrictions, nodevolumelimits, volumebinding, volumezone))
             if not mask.any():
                 return mask
         mask = podtopologyspread_kernels.filter_mask(self, pod, mask)

@@ -21,6 +21,7 @@ from planner.domain import (
     CPU,
     EPHEMERAL_STORAGE,
     MEMORY,
+    CSINode,
     Node,
     PersistentVolume,
     PersistentVolumeClaim,
@@ -157,6 +158,7 @@ class ClusterState:
     pvs: dict[str, PersistentVolume] = field(default_factory=dict)
     storage_classes: dict[str, StorageClass] = field(default_factory=dict)
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    csinodes: dict[str, CSINode] = field(default_factory=dict)  # by node name (NodeVolumeLimits)
 
     def __post_init__(self) -> None:
         self.by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_infos}
@@ -206,6 +208,7 @@ class ClusterState:
             pvs=snap.pvs if share_volumes else dict(snap.pvs),
             storage_classes=snap.storage_classes if share_volumes else dict(snap.storage_classes),
             namespace_labels=ns_labels,
+            csinodes=dict(getattr(snap, "csinodes", {})),
         )
 
     def clone(self) -> ClusterState:
@@ -220,6 +223,7 @@ class ClusterState:
             pvs=dict(self.pvs),
             storage_classes=dict(self.storage_classes),
             namespace_labels=self.namespace_labels,
+            csinodes=self.csinodes,
         )
         c._shared = set(c.by_name)
         self._shared = set(self.by_name)

@@ -9,8 +9,8 @@ its gate on by default since v1.36 and locked on in v1.37; DynamicResources befo
 DefaultPreemption, not modelled).
 
 * ``FILTER_PLUGINS``: the filter plugins in the default profile's filter order -- NodeUnschedulable,
-  NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, (VolumeRestrictions,
-  NodeVolumeLimits: not modelled), VolumeBinding, VolumeZone, PodTopologySpread,
+  NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, VolumeRestrictions,
+  NodeVolumeLimits (its CSI limits), VolumeBinding, VolumeZone, PodTopologySpread,
   InterPodAffinity, (DynamicResources: not modelled), NodeDeclaredFeatures.  Each is a module
   satisfying ``FilterPlugin`` (mypy checks it).
 * ``SCORE_PLUGINS``: the score plugins in profile order with their weights -- TaintToleration 3,
@@ -43,6 +43,7 @@ from planner.scheduler.plugins.nodeports import filtering as nodeports
 from planner.scheduler.plugins.noderesources import balanced_allocation, fit
 from planner.scheduler.plugins.noderesources import kernels as noderesources_kernels
 from planner.scheduler.plugins.nodeunschedulable import filtering as nodeunschedulable
+from planner.scheduler.plugins.nodevolumelimits import filtering as nodevolumelimits
 from planner.scheduler.plugins.podtopologyspread import filtering as podtopologyspread
 from planner.scheduler.plugins.podtopologyspread import kernels as podtopologyspread_kernels
 from planner.scheduler.plugins.podtopologyspread import scoring as podtopologyspread_scoring
@@ -51,6 +52,7 @@ from planner.scheduler.plugins.tainttoleration import kernels as tainttoleration
 from planner.scheduler.plugins.tainttoleration import scoring as tainttoleration_scoring
 from planner.scheduler.plugins.volumebinding import filtering as volumebinding
 from planner.scheduler.plugins.volumebinding import scoring as volumebinding_scoring
+from planner.scheduler.plugins.volumerestrictions import filtering as volumerestrictions
 from planner.scheduler.plugins.volumezone import filtering as volumezone
 
 if TYPE_CHECKING:
@@ -151,6 +153,8 @@ FILTER_PLUGINS: tuple[FilterPlugin, ...] = (
     nodeaffinity,
     nodeports,
     fit,
+    volumerestrictions,
+    nodevolumelimits,
     volumebinding,
     volumezone,
     podtopologyspread,

@@ -1,5 +1,5 @@
-"""Validation of HorizontalPodAutoscalers (autoscaling/v2), PodDisruptionBudgets (policy/v1) and
-StorageClasses (storage.k8s.io/v1).
+"""Validation of HorizontalPodAutoscalers (autoscaling/v2), PodDisruptionBudgets (policy/v1),
+StorageClasses and CSINodes (storage.k8s.io/v1).
 
 Ports, at Kubernetes v1.37 (create path, default feature gates), of
 pkg/apis/autoscaling/validation/validation.go, pkg/apis/policy/validation/validation.go,
@@ -235,3 +235,47 @@ def validate_priorityclass(obj: dict, errs: Errs) -> None:  # type: ignore[type-
             get_str(obj, "preemptionPolicy", "", errs)
         else:
             validate_preemption_policy(policy, "preemptionPolicy", errs)
+# --------------------------------------------------------------------------- CSINode
+
+CSI_NODE_ID_MAX_LENGTH = 256  # csiNodeIDLongerMaxLength: the create strategy sets AllowLongNodeID
+
+
+def validate_csinode(obj: dict, errs: Errs) -> None:  # type: ignore[type-arg]
+    """ValidateCSINode (pkg/apis/storage/validation/validation.go): DNS-subdomain name
+    (ValidateNodeName, cluster-scoped); per spec.drivers[i] (validateCSINodeDriver): the name a
+    DNS subdomain (ValidateCSIDriverName), not repeated (Duplicate), nodeID required and at most
+    256 characters (pkg/registry/storage/csinode/strategy.go validates with AllowLongNodeID),
+    allocatable.count non-negative (ValidateNonnegativeField), topologyKeys non-empty, unique and
+    qualified names."""
+    validate_object_meta(get_map(obj, "metadata", "", errs) or {}, False, name_is_dns_subdomain, META, errs)
+    spec = get_map(obj, SPEC, "", errs) or {}
+    drivers = get_list(spec, "drivers", SPEC, errs) or []
+    dp = f"{SPEC}.drivers"
+    seen: set[str] = set()
+    for i, d in list_items(drivers, dp, errs):
+        ip = f"{dp}[{i}]"
+        name = get_str(d, "name", ip, errs)
+        for msg in name_is_dns_subdomain(name, False):
+            errs.append(invalid(f"{ip}.name", name, msg))
+        node_id = get_str(d, "nodeID", ip, errs)
+        if not node_id:
+            errs.append(required(f"{ip}.nodeID", ""))
+        if len(node_id) > CSI_NODE_ID_MAX_LENGTH:
+            errs.append(invalid(f"{ip}.nodeID", node_id, f"must be {CSI_NODE_ID_MAX_LENGTH} characters or less"))
+        alloc = get_map(d, "allocatable", ip, errs)
+        if alloc is not None:
+            count = get_int(alloc, "count", f"{ip}.allocatable", errs)
+            if count is not None and count < 0:
+                errs.append(invalid(f"{ip}.allocatable.count", count, "must be greater than or equal to 0"))
+        if name in seen:
+            errs.append(duplicate(f"{ip}.name", name))
+        seen.add(name)
+        topo: set[str] = set()
+        for key in get_str_list(d, "topologyKeys", ip, errs) or []:
+            if not key:
+                errs.append(required(ip, key))
+            if key in topo:
+                errs.append(duplicate(ip, key))
+            topo.add(key)
+            for msg in is_qualified_name(key):
+                errs.append(invalid(ip, key, msg))

@@ -18,6 +18,8 @@ UPSTREAM_FILTERS = (
     "NodeAffinity",
     "NodePorts",
     "NodeResourcesFit",
+    "VolumeRestrictions",
+    "NodeVolumeLimits",
     "VolumeBinding",
     "VolumeZone",
     "PodTopologySpread",

@@ -17,9 +17,13 @@ from planner.domain import Pod
 from planner.matching import node_selector_matches
 from planner.scheduler.framework import SKIP, ClusterState, NodeInfo
 from planner.scheduler.plugins.volumebinding import filtering as volumebinding
+from planner.scheduler.plugins.volumerestrictions import filtering as volumerestrictions
 from planner.scheduler.plugins.volumezone import filtering as volumezone
 
-VOLUME_PLUGINS = (volumebinding, volumezone)
+# The per-pod volume filters with static verdicts, in filter order.  VolumeRestrictions' verdict
+# (a ReadWriteOncePod claim already in use) reads no node at all, so one Filter call per class
+# of volume_classes is exact for it too.
+VOLUME_PLUGINS = (volumerestrictions, volumebinding, volumezone)
 
 Verdicts = tuple[tuple[tuple[str, str], ...], ...]  # per node: (plugin, reason) rejections
 
@@ -144,7 +148,7 @@ def prebound(pod: Pod, pre_filter: PreFilterMemo) -> tuple[str, ...]:
 
 
 def is_volume_plugin(name: str) -> bool:
-    return name in (volumebinding.NAME, volumezone.NAME)
+    return name in (volumerestrictions.NAME, volumebinding.NAME, volumezone.NAME)
 
 
 def static_claims(problem: Problem, reps: list[Pod], classes_nodes: list[list[NodeInfo]], pre_filter: PreFilterMemo) -> None:

@@ -1,0 +1,1 @@
+"""NodeVolumeLimits (pkg/scheduler/framework/plugins/nodevolumelimits, the CSI limits)."""

@@ -1,0 +1,1 @@
+"""VolumeRestrictions (pkg/scheduler/framework/plugins/volumerestrictions)."""
