@@ -53,6 +53,7 @@ _VALIDATORS: dict[str, Validator] = {
     "ReplicaSet": apps.validate_replicaset,
     "Deployment": apps.validate_deployment,
     "StatefulSet": apps.validate_statefulset,
+    "DaemonSet": apps.validate_daemonset,
     "HorizontalPodAutoscaler": other.validate_hpa,
     "PodDisruptionBudget": other.validate_pdb,
 }
@@ -70,6 +71,7 @@ API_VERSIONS = {
     "ReplicaSet": "apps/v1",
     "Deployment": "apps/v1",
     "StatefulSet": "apps/v1",
+    "DaemonSet": "apps/v1",
     "HorizontalPodAutoscaler": "autoscaling/v2",
     "PodDisruptionBudget": "policy/v1",
 }

@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import ROOT, run_cli
 
 STANDIN = ROOT / "tests" / "data" / "kubectl-standin"
-RESOURCES = "nodes,pods,pv,pvc,storageclasses,deployments,replicasets,statefulsets,hpa,pdb,namespaces"
+RESOURCES = "nodes,pods,pv,pvc,storageclasses,deployments,replicasets,statefulsets,daemonsets,hpa,pdb,namespaces"
 
 
 @pytest.fixture
