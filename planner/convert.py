@@ -19,6 +19,7 @@ from planner.domain import (
     ClaimTemplate,
     CSINode,
     CSINodeDriver,
+    DaemonSet,
     Deployment,
     HorizontalPodAutoscaler,
     HostPort,
@@ -346,6 +347,26 @@ class Converter:
             creation_timestamp=str(md.get("creationTimestamp") or ""),
         )
 
+    def daemonset(self, o: dict) -> DaemonSet:
+        """apps/v1 DaemonSet (defaulted: SetDefaults_DaemonSet)."""
+        md, spec = _d(o.get("metadata")), _d(o.get("spec"))
+        us = _d(spec.get("updateStrategy"))
+        ru = _d(us.get("rollingUpdate"))
+        mu, ms = ru.get("maxUnavailable"), ru.get("maxSurge")
+        return DaemonSet(
+            namespace=str(md.get("namespace") or "default"),
+            name=str(md.get("name", "")),
+            selector=label_selector(spec.get("selector")) or LabelSelector(),
+            template=self.template(spec.get("template")),
+            update_strategy_type=str(us.get("type") or "RollingUpdate"),
+            max_unavailable=mu if isinstance(mu, (int, str)) else 1,
+            max_surge=ms if isinstance(ms, (int, str)) else 0,
+            min_ready_seconds=int(spec.get("minReadySeconds", 0) or 0),
+            labels=_labels(md.get("labels")),
+            annotations=_labels(md.get("annotations")),
+            uid=str(md.get("uid", "")),
+        )
+
     def statefulset(self, o: dict) -> StatefulSet:
         md, spec, st = _d(o.get("metadata")), _d(o.get("spec")), _d(o.get("status"))
         us = _d(spec.get("updateStrategy"))
@@ -539,7 +560,17 @@ def node(o: dict, notes: list[str]) -> Node:
         unschedulable=bool(spec.get("unschedulable", False)),
         allocatable=resource_list(alloc_src),
         uid=str(md.get("uid", "")),
+        ready=_node_ready(st),
     )
+
+
+def _node_ready(st: Mapping[str, Any]) -> bool | None:
+    """status.conditions[type=Ready] is True (None when the node reports no Ready condition)."""
+    for c in _l(st.get("conditions")):
+        c = _d(c)
+        if c.get("type") == "Ready":
+            return c.get("status") == "True"
+    return None
 
 
 def persistent_volume(o: dict) -> PersistentVolume:

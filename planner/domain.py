@@ -289,6 +289,9 @@ class Node:
     unschedulable: bool = False
     allocatable: Mapping[str, int] = field(default_factory=dict)
     uid: str = ""
+    # status.conditions[type=Ready]: True/False as read, None when the node has no Ready condition
+    # (a hand-written node: taken as ready)
+    ready: bool | None = None
 
     @property
     def zone(self) -> str | None:
@@ -511,6 +514,44 @@ class StatefulSet:
 
 
 @dataclass(frozen=True, slots=True)
+class DaemonSet:
+    """apps/v1 DaemonSet (k8s.io/api/apps/v1/types.go DaemonSetSpec): the fields planner reads.
+    Its pods carry a controller ownerReference of kind DaemonSet (``is_daemonset_pod``)."""
+
+    namespace: str
+    name: str
+    selector: LabelSelector
+    template: PodTemplate
+    update_strategy_type: str = "RollingUpdate"  # RollingUpdate | OnDelete
+    max_unavailable: IntOrString = 1
+    max_surge: IntOrString = 0
+    min_ready_seconds: int = 0
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    uid: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+# The kubelet's annotation on a mirror pod, the API server's copy of a static pod
+# (k8s.io/api/core/v1 MirrorPodAnnotationKey "kubernetes.io/config.mirror").
+MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
+
+
+def is_daemonset_pod(pod: Pod) -> bool:
+    """A pod a DaemonSet controls: its controller ownerReference is of kind DaemonSet (what
+    k8s.io/kubectl/pkg/drain/filters.go daemonSetFilter looks at, metav1.GetControllerOf)."""
+    return pod.owner is not None and pod.owner.controller and pod.owner.kind == "DaemonSet"
+
+
+def is_mirror_pod(pod: Pod) -> bool:
+    """A static pod's mirror (filters.go mirrorPodFilter: the kubernetes.io/config.mirror annotation)."""
+    return MIRROR_POD_ANNOTATION in pod.annotations
+
+
+@dataclass(frozen=True, slots=True)
 class HorizontalPodAutoscaler:
     namespace: str
     name: str
@@ -561,6 +602,7 @@ KINDS = (
     "ReplicaSet",
     "Deployment",
     "StatefulSet",
+    "DaemonSet",
     "HorizontalPodAutoscaler",
     "PodDisruptionBudget",
     "PriorityClass",

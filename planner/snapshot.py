@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # networkx is imported where a graph is built (it costs 0.1 s
 
 from planner.domain import (
     CSINode,
+    DaemonSet,
     Deployment,
     HorizontalPodAutoscaler,
     Namespace,
@@ -42,6 +43,7 @@ class Snapshot:
     deployments: dict[str, Deployment] = field(default_factory=dict)
     replicasets: dict[str, ReplicaSet] = field(default_factory=dict)
     statefulsets: dict[str, StatefulSet] = field(default_factory=dict)
+    daemonsets: dict[str, DaemonSet] = field(default_factory=dict)  # "ns/name"
     hpas: dict[str, HorizontalPodAutoscaler] = field(default_factory=dict)
     pdbs: dict[str, PodDisruptionBudget] = field(default_factory=dict)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
@@ -76,6 +78,7 @@ class Snapshot:
             deployments=dict(self.deployments),
             replicasets=dict(self.replicasets),
             statefulsets=dict(self.statefulsets),
+            daemonsets=dict(self.daemonsets),
             hpas=dict(self.hpas),
             pdbs=dict(self.pdbs),
             namespaces=dict(self.namespaces),
@@ -117,7 +120,8 @@ class Snapshot:
 
     @cached_property
     def ownership(self) -> nx.DiGraph:
-        """Owner -> owned edges: Deployment -> ReplicaSet -> Pod, StatefulSet -> Pod -> PVC -> PV.
+        """Owner -> owned edges: Deployment -> ReplicaSet -> Pod, StatefulSet -> Pod -> PVC -> PV,
+        DaemonSet -> Pod.
 
         Node ids are (kind, key) tuples; the graph holds only edges that resolve.
         """
@@ -133,8 +137,10 @@ class Snapshot:
             if pod.owner:
                 ok = f"{pod.namespace}/{pod.owner.name}"
                 kind = pod.owner.kind
-                if (kind == "ReplicaSet" and ok in self.replicasets) or (
-                    kind == "StatefulSet" and ok in self.statefulsets
+                if (
+                    (kind == "ReplicaSet" and ok in self.replicasets)
+                    or (kind == "StatefulSet" and ok in self.statefulsets)
+                    or (kind == "DaemonSet" and ok in self.daemonsets)
                 ):
                     g.add_edge((kind, ok), ("Pod", pod.key))
             for vol in pod.spec.volumes:

@@ -133,6 +133,8 @@ def _check_capacity(path: Path, entry: dict) -> None:
     args = ["capacity", path, "--workload", entry["workload"], "-o", "json"]
     if "min" in entry and "max" in entry:
         args += ["--range", f"{entry['min']}..{entry['max']}"]
+    if "add_nodes" in entry:
+        args.append("--add-nodes")
     r = run_cli(args)
     assert r.code in (0, 1), r.err
     data = json.loads(r.out)
@@ -143,6 +145,24 @@ def _check_capacity(path: Path, entry: dict) -> None:
         assert bad == entry["unschedulable_replicas"], data["replicas"]
     if "limited_by" in entry:
         assert any(entry["limited_by"] in x["reason"] for x in data["replicas"] if not x["schedulable"]), data["replicas"]
+    if "add_nodes" in entry:
+        _check_add_nodes(data["add_nodes"], entry["add_nodes"])
+
+
+def _check_add_nodes(an: dict, want: dict) -> None:
+    """capacity --add-nodes: total, the nodes per group, the DaemonSets on every new node, the
+    groups left out, the message."""
+    if "total" in want:
+        assert an.get("found") and an["total"] == want["total"], an
+    if "node_groups" in want:
+        assert {g["group"]: g["count"] for g in an["node_groups"]} == want["node_groups"], an
+    if "daemonset_pods" in want:
+        for g in an["node_groups"]:
+            assert g["daemonset_pods"] == want["daemonset_pods"], g
+    if "skipped_groups" in want:
+        assert [g["group"] for g in an["skipped_groups"]] == want["skipped_groups"], an
+    if "message" in want:
+        assert an["message"] == want["message"], an
 
 
 def test_snapshot_loads_each_scenario():
@@ -198,6 +218,10 @@ def _check_simulate(path: Path, entry: dict) -> None:
                 assert pod["phase"] == entry["phase"], pod
             if "zone" in entry:
                 assert pod["zone"] == entry["zone"], pod
+        for want in entry.get("events_include", []):
+            assert any(all(e.get(k) == v for k, v in want.items()) for e in step["events"]), (want, step["events"])
+        for want in entry.get("events_exclude", []):
+            assert not any(all(e.get(k) == v for k, v in want.items()) for e in step["events"]), (want, step["events"])
         if "zone_counts" in entry:
             wl = entry["workload"]
             kind, name = wl.split("/", 1)

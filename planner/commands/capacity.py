@@ -53,11 +53,24 @@ def render_capacity(r: dict) -> str:
     an = r.get("add_nodes")
     if an:
         if an.get("found"):
-            per = ", ".join(f"{k} in {z} (like {an['cloned_from'][z]})" for z, k in an["per_zone"].items())
-            lines.append(f"  to schedule {an['replicas']} replicas add {an['total']} node(s): {per}")
+            lines.append(f"  to schedule {an['replicas']} replicas add {an['total']} node(s): {an['message']}")
+            for g in an["node_groups"]:
+                ds = g["daemonset_pods"]
+                req = ", ".join(f"{k} {_quantity(k, v)}" for k, v in sorted(g["daemonset_requests"].items()))
+                overhead = f"; DaemonSet pods per node: {', '.join(ds)} (requests {req})" if ds else ""
+                lines.append(f"    {g['group']}: {g['count']} like {g['template']} in {g['zone'] or '(no zone)'}{overhead}")
         else:
             lines.append(f"  add nodes: {an.get('message')}")
     return "\n".join(lines)
+
+
+def _quantity(resource: str, v: int) -> str:
+    """A request as kubectl would write it (cpu in millicores, memory in Mi/Gi)."""
+    if resource == "cpu":
+        return f"{v}m"
+    if resource in ("memory", "ephemeral-storage") and v >= 1024**2 and v % 1024**2 == 0:
+        return f"{v // 1024**3}Gi" if v % 1024**3 == 0 else f"{v // 1024**2}Mi"
+    return str(v)
 
 
 def write_plot(result: dict, snap: Any, path: str) -> None:

@@ -34,6 +34,11 @@ Modules, each citing its upstream files in its docstring (and above each ported 
   pkg/registry/core/pod/storage/eviction.go
 * ``garbagecollector``  pkg/controller/garbagecollector (claims whose owner is gone) and the
   volume a deleted claim releases (pv_controller.go reclaimVolume)
+* ``daemon``            pkg/controller/daemon/daemon_controller.go NodeShouldRunDaemonPod and
+  util/daemonset_util.go AddOrUpdateDaemonPodTolerations: the DaemonSet pods a new node runs
+* ``nodegroups``        kubernetes/autoscaler cluster-autoscaler: node groups, the template node
+  (mixed_nodeinfos_processor.go isNodeGoodTemplateCandidate) and its sanitised copy
+  (utils/taints SanitizeTaints, simulator/node_info_utils.go)
 * ``reconciler``        the loop: ``reconcile`` (one pass of every controller), ``apply`` and
   ``Reconciler`` (the replay's incremental passes)
 

@@ -205,6 +205,11 @@ class Reconciler:
             self.statefulsets.add(key)
             self.unsynced.add(key)
 
+    def pod_added(self, p: Pod) -> None:
+        """A pod the replay put into the snapshot itself (a DaemonSet pod of an added node)."""
+        self.index.add_pod(p)
+        self.pod_changed(p)
+
     def pod_removed(self, p: Pod) -> None:
         """A pod the replay deleted from the snapshot itself."""
         self.index.remove_pod(p)

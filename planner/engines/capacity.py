@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from models.solve import SolveOptions
-from planner.domain import LABEL_HOSTNAME, StatefulSet
+from planner.controllers.daemon import daemon_pods_for_node, is_host_network
+from planner.controllers.nodegroups import NodeGroup, node_groups
+from planner.domain import Pod, PodSpec, StatefulSet
 from planner.engines.check import CheckOutcome, check_by_known_order, check_replicas
 from planner.engines.workloads import WorkloadRef, find_workload, owned_by
 from planner.errors import UsageError
+from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
 from planner.snapshot import Snapshot
 
 MAX_ADDED_NODES = 12
@@ -137,39 +139,117 @@ def zone_failures(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOp
     return out
 
 
-def _clone(snap: Snapshot, zone: str, count: int) -> Snapshot:
+def _group_usable(group: NodeGroup, spec: PodSpec) -> str | None:
+    """Why the workload's pods could never use a new node of ``group`` (None: they could): the
+    template's taints and labels against the pod template (TaintToleration, NodeAffinity), so
+    that the search does not spend nodes on a tainted GPU pool or a pool the pods do not select."""
+    node = group.new_node(f"{group.template.name}-added")
+    taint = find_untolerated_taint(node.taints, spec.tolerations)
+    if taint is not None:
+        return f"untolerated taint {taint.key}={taint.value}:{taint.effect}"
+    if not pod_matches_node_selector_and_affinity(spec, node):
+        return "the pods' node affinity/selector does not match"
+    return None
+
+
+def _add_group_nodes(snap: Snapshot, group: NodeGroup, count: int) -> tuple[Snapshot, list[Pod]]:
+    """``count`` new nodes of ``group`` (cluster-autoscaler's sanitised template) and the
+    DaemonSet pods each would run, bound to it."""
     out = snap.copy()
-    template = max((n for n in snap.nodes.values() if n.zone == zone), key=lambda n: (n.allocatable.get("cpu", 0), n.name))
+    added: list[Pod] = []
     for i in range(count):
-        name = f"{template.name}-added-{i}"
-        labels = dict(template.labels)
-        labels[LABEL_HOSTNAME] = name
-        out.nodes[name] = replace(template, name=name, labels=labels, uid="")
-    return out
+        name = f"{group.template.name}-added-{i}"
+        node = out.nodes[name] = group.new_node(name)
+        pods = daemon_pods_for_node(
+            node, out.daemonsets.values(), out.pods.__contains__, lambda ds: is_host_network(out.raw.get(("DaemonSet", ds.key)))
+        )
+        for p in pods:
+            out.pods[p.key] = p
+        added.extend(pods)
+    return out, added
+
+
+def _requests_sum(pods: list[Pod]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for p in pods:
+        for r, v in p.spec.requests.items():
+            total[r] = total.get(r, 0) + v
+    return total
 
 
 def nodes_to_add(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions) -> dict:
-    """The fewest nodes, cloned per zone from its largest node, that make ``replicas`` schedulable."""
-    zones = snap.zones
-    if not zones:
-        return {"replicas": replicas, "found": False, "message": "no zones: nodes have no topology.kubernetes.io/zone label"}
+    """The fewest new nodes of the cluster's node groups that make ``replicas`` schedulable.
+
+    The groups and their templates are cluster-autoscaler's (planner.controllers.nodegroups: a
+    ready, uncordoned template node, its transient taints dropped); groups whose new nodes the
+    workload's pods could not use (an untolerated taint, an unmatched node selector) are left
+    out; each new node carries the DaemonSet pods that would run on it (planner.controllers.daemon),
+    whose requests are taken from its room."""
+    spec = find_workload(snap, ref).template.spec
+    groups = node_groups(snap.nodes.values())
+    usable: list[NodeGroup] = []
+    skipped: list[dict[str, Any]] = []
+    for g in groups:
+        why = _group_usable(g, spec)
+        if why is None:
+            usable.append(g)
+        else:
+            skipped.append({"group": g.name, "label": g.label, "zone": g.zone, "reason": why})
+    if not usable:
+        return {
+            "replicas": replicas,
+            "found": False,
+            "message": "no node group has nodes the workload's pods could use",
+            "skipped_groups": skipped,
+        }
     for total in range(1, MAX_ADDED_NODES + 1):
-        for combo in _compositions(total, len(zones)):
+        for combo in _compositions(total, len(usable)):
             trial = snap
-            for z, k in zip(zones, combo):
+            daemon: dict[str, list[Pod]] = {}
+            for g, k in zip(usable, combo):
                 if k:
-                    trial = _clone(trial, z, k)
+                    trial, pods = _add_group_nodes(trial, g, k)
+                    daemon[g.name] = pods
             if check_replicas(trial, [ref], replicas, opts).schedulable:
-                per_zone = {z: k for z, k in zip(zones, combo) if k}
-                templates = {
-                    z: max((n for n in snap.nodes.values() if n.zone == z), key=lambda n: (n.allocatable.get("cpu", 0), n.name)).name
-                    for z in per_zone
+                chosen = [(g, k) for g, k in zip(usable, combo) if k]
+                per_zone: dict[str, int] = {}
+                cloned_from: dict[str, str] = {}
+                rows = []
+                for g, k in chosen:
+                    z = g.zone or ""
+                    per_zone[z] = per_zone.get(z, 0) + k
+                    cloned_from.setdefault(z, g.template.name)
+                    pods = daemon[g.name]
+                    per_node = [p for p in pods if p.spec.node_name == f"{g.template.name}-added-0"]
+                    rows.append(
+                        {
+                            "group": g.name,
+                            "label": g.label,
+                            "zone": g.zone,
+                            "count": k,
+                            "template": g.template.name,
+                            "template_fallback": g.fallback,
+                            "daemonset_pods": sorted(f"{p.namespace}/{p.owner.name}" for p in per_node if p.owner),
+                            "daemonset_requests": _requests_sum(per_node),
+                        }
+                    )
+                message = "; ".join(f"add {r['count']} node{'s' if r['count'] > 1 else ''} to node group {r['group']} ({r['label']})" for r in rows)
+                return {
+                    "replicas": replicas,
+                    "found": True,
+                    "total": total,
+                    "per_zone": per_zone,
+                    "cloned_from": cloned_from,
+                    "node_groups": rows,
+                    "message": message,
+                    "skipped_groups": skipped,
                 }
-                return {"replicas": replicas, "found": True, "total": total, "per_zone": per_zone, "cloned_from": templates}
+    names = ", ".join(g.name for g in usable)
     return {
         "replicas": replicas,
         "found": False,
-        "message": f"adding up to {MAX_ADDED_NODES} nodes cloned from the existing zones does not make {replicas} schedulable",
+        "message": f"adding up to {MAX_ADDED_NODES} nodes to the node groups ({names}) does not make {replicas} schedulable",
+        "skipped_groups": skipped,
     }
 
 

@@ -39,10 +39,12 @@ from planner.controllers.actions import (
     DeletePod,
     ScaleReplicaSet,
 )
+from planner.controllers.daemon import daemon_pods_for_node, is_host_network
 from planner.controllers.deployment import rollout_complete
 from planner.controllers.disruption import can_evict, preemption_pdbs
+from planner.controllers.nodegroups import is_good_template_candidate, node_groups
 from planner.controllers.statefulset import statefulset_complete
-from planner.domain import LABEL_HOSTNAME, Pod, StatefulSet
+from planner.domain import Pod, StatefulSet, is_daemonset_pod, is_mirror_pod
 from planner.engines.workloads import WorkloadRef, find_workload, is_running, owned_by, parse_workload
 from planner.errors import InputError, UsageError
 from planner.scheduler import arrays as score_arrays
@@ -429,7 +431,7 @@ class Simulator:
             ni = self.cluster.by_name[name]
             if self.fast is not None:
                 self.fast = FastFilter(self.cluster)
-            self.drain_pending = [p.key for p in list(ni.pods)]
+            self.drain_pending = self._pods_to_drain(list(ni.pods))
             self._drain_round()
             return
         if step.kind == "zone-down":
@@ -464,6 +466,25 @@ class Simulator:
             return
         raise UsageError(f"unknown step {step.kind}")
 
+    def _pods_to_drain(self, pods: list[Pod]) -> list[str]:
+        """`kubectl drain --ignore-daemonsets`: the pods it evicts (k8s.io/kubectl/pkg/drain/
+        filters.go GetPodsForDeletion).  mirrorPodFilter skips mirror pods (the
+        kubernetes.io/config.mirror annotation: a static pod the API cannot delete) and
+        daemonSetFilter skips the pods a DaemonSet controls unless they have finished (the
+        DaemonSet controller ignores the cordon and would put them back at once); kubectl
+        prints them as warnings, here they are ``drain-skipped`` events."""
+        out: list[str] = []
+        for p in pods:
+            if is_mirror_pod(p):
+                self._event("drain-skipped", pod=p.key, node=p.spec.node_name, reason="mirror pod (kubernetes.io/config.mirror): cannot be deleted through the API")
+            elif is_daemonset_pod(p) and not p.terminal:
+                assert p.owner is not None
+                known = "" if f"{p.namespace}/{p.owner.name}" in self.snap.daemonsets else f", DaemonSet {p.owner.name} not in the input"
+                self._event("drain-skipped", pod=p.key, node=p.spec.node_name, reason=f"ignoring DaemonSet-managed Pods{known}")
+            else:
+                out.append(p.key)
+        return out
+
     def _drain_round(self) -> bool:
         """kubectl drain: evict every pod of the node that its PDBs allow; returns progress."""
         progress = False
@@ -482,24 +503,44 @@ class Simulator:
         return progress
 
     def _add_nodes(self, a: dict) -> None:
+        """The cluster autoscaler adds ``count`` nodes of a group in ``zone``: the group named
+        ``pool`` (its group label's value, or the nodes named ``<pool>-...``), else the zone's
+        first group; the template is chosen and sanitised as cluster-autoscaler does
+        (planner.controllers.nodegroups) and every new node gets the DaemonSet pods that would
+        run on it (planner.controllers.daemon), bound and counted at once."""
         snap = self.snap
         zone, count, pool = a["zone"], int(a["count"]), a.get("pool")
-        candidates = [n for n in snap.nodes.values() if n.zone == zone and (pool is None or n.name.startswith(f"{pool}-"))]
-        if not candidates:
-            candidates = [n for n in snap.nodes.values() if n.zone == zone]
-        if not candidates:
+        groups = [g for g in node_groups(snap.nodes.values()) if g.zone == zone]
+        if not groups:
             raise InputError(f"addNodes: no node in zone {zone} to clone")
-        template = candidates[0]
+        chosen = None
+        if pool is not None:
+            chosen = next((g for g in groups if g.name.split("/")[0] == pool), None)
+            if chosen is None:  # nodes named <pool>-...: a scenario's nodePool
+                named = [g for g in groups if any(n.startswith(f"{pool}-") for n in g.nodes)]
+                chosen = next((g for g in named if not g.fallback), named[0] if named else None)
+                if chosen is not None:
+                    members = [snap.nodes[n] for n in chosen.nodes if n.startswith(f"{pool}-")]
+                    good = [n for n in members if is_good_template_candidate(n)]
+                    chosen = replace(chosen, template=(good or members)[0], fallback=not good)
+        if chosen is None:
+            chosen = next((g for g in groups if not g.fallback), groups[0])
+        template = chosen.template
         base = f"{pool or template.name.rsplit('-', 1)[0]}-{zone}"
         i = 0
         for _ in range(count):
             while f"{base}-added-{i}" in snap.nodes:
                 i += 1
             name = f"{base}-added-{i}"
-            labels = dict(template.labels)
-            labels[LABEL_HOSTNAME] = name
-            snap.nodes[name] = replace(template, name=name, labels=labels, uid="", unschedulable=False)
-            self._event("node-added", node=name, zone=zone)
+            node = snap.nodes[name] = chosen.new_node(name)
+            self._event("node-added", node=name, zone=zone, group=chosen.name)
+            for pod in daemon_pods_for_node(node, snap.daemonsets.values(), snap.pods.__contains__, lambda ds: is_host_network(snap.raw.get(("DaemonSet", ds.key)))):
+                snap.pods[pod.key] = pod
+                self._seq[pod.key] = self._next_seq
+                self._next_seq += 1
+                if self.ctrl is not None:
+                    self.ctrl.pod_added(pod)
+                self._event("created", pod=pod.key, node=name, reason=f"DaemonSet {pod.namespace}/{pod.owner.name if pod.owner else ''}: a pod for the new node")
         self.cluster = self._cluster()
 
     # ------------------------------------------------------------------ run

@@ -288,6 +288,8 @@ class _Builder:
                 snap.replicasets[key] = conv.replicaset(o)
             elif kind == "StatefulSet":
                 snap.statefulsets[key] = conv.statefulset(o)
+            elif kind == "DaemonSet":
+                snap.daemonsets[key] = conv.daemonset(o)
             elif kind == "HorizontalPodAutoscaler":
                 snap.hpas[key] = convert.hpa(o)
             elif kind == "PodDisruptionBudget":

@@ -1,4 +1,4 @@
-"""Validation of apps/v1 Deployments, ReplicaSets and StatefulSets.
+"""Validation of apps/v1 Deployments, ReplicaSets, StatefulSets and DaemonSets.
 
 Port of pkg/apis/apps/validation/validation.go at Kubernetes v1.37, create path.  Two checks go
 beyond the API server, because the StatefulSet controller would otherwise fail at run time and
@@ -295,3 +295,72 @@ def validate_statefulset(obj: dict, errs: Errs) -> None:  # type: ignore[type-ar
     raw_name = meta.get("name")
     name = raw_name if type(raw_name) is str else ""
     _validate_volume_claim_templates(spec, name, replicas or 0, start if start >= 0 else 0, errs)
+
+
+# --------------------------------------------------------------------------- DaemonSet
+
+
+def _validate_daemonset_update_strategy(spec: dict, errs: Errs) -> None:  # type: ignore[type-arg]
+    """ValidateDaemonSetUpdateStrategy / ValidateRollingUpdateDaemonSet (pkg/apis/apps/validation/
+    validation.go): a RollingUpdate needs rollingUpdate; maxUnavailable and maxSurge positive ints
+    or percentages, at most 100%, exactly one of them non-zero (the internal type holds values:
+    unset is 0)."""
+    path = f"{SPEC}.updateStrategy"
+    us = get_map(spec, "updateStrategy", SPEC, errs) or {}
+    typ = get_str(us, "type", path, errs)
+    ru = get_map(us, "rollingUpdate", path, errs)
+    rp = f"{path}.rollingUpdate"
+    max_unavailable = get_int_or_string(ru, "maxUnavailable", rp, errs) if ru is not None else None
+    max_surge = get_int_or_string(ru, "maxSurge", rp, errs) if ru is not None else None
+    mu: int | str = 0 if max_unavailable is None else max_unavailable
+    ms: int | str = 0 if max_surge is None else max_surge
+    if typ == "OnDelete":
+        return
+    if typ == "RollingUpdate":
+        if ru is None:
+            errs.append(required(rp))
+            return
+        validate_positive_int_or_percent(mu, f"{rp}.maxUnavailable", errs)
+        validate_positive_int_or_percent(ms, f"{rp}.maxSurge", errs)
+        is_not_more_than_100_percent(mu, f"{rp}.maxUnavailable", errs)
+        is_not_more_than_100_percent(ms, f"{rp}.maxSurge", errs)
+        has_unavailable = int_or_percent_value(mu) != 0
+        has_surge = int_or_percent_value(ms) != 0
+        if has_unavailable and has_surge:
+            errs.append(invalid(f"{rp}.maxSurge", _int_or_string_json(ms), "may not be set when maxUnavailable is non-zero"))
+        elif not has_unavailable and not has_surge:
+            errs.append(required(f"{rp}.maxUnavailable", "cannot be 0 when maxSurge is 0"))
+        return
+    shown = Struct(
+        Type=typ,
+        RollingUpdate=None
+        if ru is None
+        else Struct(MaxUnavailable=_int_or_string_json(mu), MaxSurge=_int_or_string_json(ms)),
+    )
+    errs.append(not_supported(path, shown, ("RollingUpdate", "OnDelete")))
+
+
+def validate_daemonset(obj: dict, errs: Errs) -> None:  # type: ignore[type-arg]
+    """ValidateDaemonSet / ValidateDaemonSetSpec (pkg/apis/apps/validation/validation.go,
+    Kubernetes v1.37, create path): a DNS-subdomain name (ValidateDaemonSetName); the selector
+    valid, matching the template's labels (a null selector matches nothing) and not empty; the
+    template validated as a pod's, restartPolicy Always, no activeDeadlineSeconds;
+    minReadySeconds, templateGeneration and revisionHistoryLimit not negative; the update
+    strategy."""
+    validate_object_meta(get_map(obj, "metadata", "", errs) or {}, True, name_is_dns_subdomain, META, errs)
+    spec = get_map(obj, "spec", "", errs) or {}
+    sel = read_selector(spec, "selector", SPEC, errs)
+    if sel is not None:
+        validate_label_selector(sel, f"{SPEC}.selector", errs)
+    tmpl = read_template(spec, SPEC, errs)
+    tp = f"{SPEC}.template"
+    if selector_parses(sel):
+        _selector_matches_template(sel, tmpl, tp, errs)
+    if sel is not None and sel.empty:
+        errs.append(invalid(f"{SPEC}.selector", sel.as_json(), "empty selector is invalid for daemonset"))
+    validate_pod_template_spec(tmpl, tp, errs)
+    _validate_restart_policy_and_deadline(tmpl, tp, errs, "DaemonSet")
+    validate_nonnegative(get_int(spec, "minReadySeconds", SPEC, errs), f"{SPEC}.minReadySeconds", errs)
+    validate_nonnegative(get_int(spec, "templateGeneration", SPEC, errs, bits=64), f"{SPEC}.templateGeneration", errs)
+    _validate_daemonset_update_strategy(spec, errs)
+    validate_nonnegative(get_int(spec, "revisionHistoryLimit", SPEC, errs), f"{SPEC}.revisionHistoryLimit", errs)

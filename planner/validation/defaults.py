@@ -12,7 +12,8 @@ Ports, at Kubernetes v1.37 with its default feature gates, of:
   (allocatable defaults to capacity), SetDefaults_Namespace (the kubernetes.io/metadata.name
   label);
 * pkg/apis/apps/v1/defaults.go -- SetDefaults_Deployment, SetDefaults_ReplicaSet,
-  SetDefaults_StatefulSet (updateStrategy.rollingUpdate.maxUnavailable 1 with the
+  SetDefaults_DaemonSet (RollingUpdate, maxUnavailable 1,
+  maxSurge 0), SetDefaults_StatefulSet (updateStrategy.rollingUpdate.maxUnavailable 1 with the
   MaxUnavailableStatefulSet gate, on by default from v1.37), and the pod-template defaults zz_generated.defaults.go applies to their
   templates (SetDefaults_PodSpec and the container, port, volume and resource-list defaults -- not
   SetDefaults_Pod, which is for pods only);
@@ -56,6 +57,7 @@ NAMESPACED_KINDS = frozenset(
         "Deployment",
         "ReplicaSet",
         "StatefulSet",
+        "DaemonSet",
         "HorizontalPodAutoscaler",
         "PodDisruptionBudget",
     )
@@ -353,6 +355,29 @@ def default_statefulset(obj: dict) -> None:  # type: ignore[type-arg]
             default_pvc_spec(t.get("spec"))
 
 
+def default_daemonset(obj: dict) -> None:  # type: ignore[type-arg]
+    """SetDefaults_DaemonSet (pkg/apis/apps/v1/defaults.go): updateStrategy RollingUpdate and, for
+    a RollingUpdate, rollingUpdate with maxUnavailable 1 and maxSurge 0 (each only when unset);
+    revisionHistoryLimit 10; and the pod-template defaults."""
+    spec = _ensure_dict(obj, "spec")
+    if spec is None:
+        return
+    us = _ensure_dict(spec, "updateStrategy")
+    if us is not None:
+        if not us.get("type"):
+            us["type"] = "RollingUpdate"
+        if us["type"] == "RollingUpdate":
+            ru = _ensure_dict(us, "rollingUpdate")
+            if ru is not None:
+                if ru.get("maxUnavailable") is None:
+                    ru["maxUnavailable"] = 1
+                if ru.get("maxSurge") is None:
+                    ru["maxSurge"] = 0
+    if spec.get("revisionHistoryLimit") is None:
+        spec["revisionHistoryLimit"] = 10
+    _default_template(spec)
+
+
 # --------------------------------------------------------------------------- autoscaling/v2
 
 _SCALE_UP_RULES = {
@@ -428,6 +453,7 @@ _DEFAULTERS = {
     "Deployment": default_deployment,
     "ReplicaSet": default_replicaset,
     "StatefulSet": default_statefulset,
+    "DaemonSet": default_daemonset,
     "HorizontalPodAutoscaler": default_hpa,
     "StorageClass": default_storageclass,
     "PriorityClass": default_priorityclass,
