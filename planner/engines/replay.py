@@ -255,7 +255,6 @@ class Simulator:
     def _schedule_pass(self) -> bool:
         """One pass of the scheduling queue: every Pending pod tried once, in order."""
         moved = False
-        self._min_prio = None
         for pod in self._queue():
             if self.fast is not None and supports(pod):
                 positions = self.fast.feasible_positions(pod)
@@ -292,11 +291,14 @@ class Simulator:
             self.ctrl.pod_changed(bound)
         self.pending_since.pop(pod.key, None)
         self.placements += 1
+        if self._min_prio is not None and bound.spec.priority < self._min_prio:
+            self._min_prio = bound.spec.priority
         self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
 
     def _min_priority(self) -> int:
-        """The lowest priority of a pod on a node (cached for one pass: binds only add pods the
-        queue's order already weighed, deletions leave it a lower bound)."""
+        """The lowest priority of a pod on a node, cached while the world settles: a bind lowers it
+        when it must (_bind), a deletion leaves it a lower bound (at worst a PostFilter that finds
+        nothing), and each settle starts afresh (a step may have added pods some other way)."""
         if self._min_prio is None:
             self._min_prio = min((p.spec.priority for p in self.cluster.all_pods()), default=2**31)
         return self._min_prio
@@ -356,6 +358,7 @@ class Simulator:
         return chosen
 
     def settle(self) -> None:
+        self._min_prio = None
         for _ in range(MAX_ROUNDS):
             acted = self._reconcile()
             moved = self._schedule_pass()
