@@ -277,7 +277,12 @@ def test_replay_goal_cli_steps_file_and_errors(tmp_path):
 def test_seed_004_node_first_then_the_authors_max_unavailable():
     out = _outcome("seed-004")
     got = [(p.actions[0].type, p.actions[0].params) for p in out.plans]
-    assert got[0] == ("add-nodes", {"zone": None, "count": 1, "like": "node1"})
+    # the node group of nodes without a group label: zone and instance type (none here); its
+    # template is the first ready, uncordoned node (cluster-autoscaler), not the largest
+    assert got[0] == (
+        "scale-node-group",
+        {"group": "(no zone)/(no instance type)", "label": "zone/instance-type", "zone": None, "count": 1, "template": "node0", "daemonset_pods": []},
+    )
     assert got[1] == ("set-rollout-strategy", {"maxUnavailable": "50%"})
     assert ("set-rollout-strategy", {"maxSurge": 0, "maxUnavailable": 1}) in got
     assert any(r["actions"][0].startswith("relax-anti-affinity") for r in out.rejected)

@@ -36,7 +36,8 @@ ACTION_TYPES = (
     "set-rollout-strategy",
     "set-pod-management-policy",
     "set-pvc-retention-policy",
-    "add-nodes",
+    "scale-node-group",
+    "add-nodes",  # retired: scale-node-group replaced it; --forbid add-nodes forbids scale-node-group
     "scale-to",
 )
 
@@ -45,7 +46,7 @@ PREFERENCE = (
     "narrow-spread-selector",
     "add-match-label-keys",
     "scale-to",
-    "add-nodes",
+    "scale-node-group",
     "set-rollout-strategy",
     "raise-max-skew",
     "set-when-unsatisfiable",

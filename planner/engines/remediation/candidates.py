@@ -46,7 +46,9 @@ from dataclasses import dataclass, field, replace
 from shlex import quote as q
 from typing import Any
 
+from planner.controllers.daemon import daemon_pods_for_node, is_host_network
 from planner.controllers.intstr import scaled_value
+from planner.controllers.nodegroups import GROUP_LABELS, LABEL_INSTANCE_TYPE, NodeGroup, is_transient_taint, node_groups
 from planner.domain import (
     CONTROLLER_LABELS,
     LABEL_CONTROLLER_REVISION_HASH,
@@ -56,6 +58,7 @@ from planner.domain import (
     Deployment,
     Node,
     StatefulSet,
+    Taint,
 )
 from planner.engines.remediation.actions import Action, Cost, ObjectPatch
 from planner.engines.remediation.jsonpatch import escape
@@ -76,7 +79,8 @@ SCOPING_KEYS = (
     "slot",
     "deployment",
 )
-MAX_ADDED_PER_ZONE = 3
+MAX_ADDED_PER_ZONE = 3  # new nodes per node group (per zone)
+NODE_ACTION = "scale-node-group"
 TSC = "/spec/template/spec/topologySpreadConstraints"
 ANTI = "/spec/template/spec/affinity/podAntiAffinity"
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -155,7 +159,7 @@ class Context:
 
 def generate(ctx: Context, nodes: bool = True) -> list[Action]:
     """Every candidate for the goal, cheapest variant of each family first.  ``nodes``: include
-    add-nodes (a replay goal asks for them once, not per workload)."""
+    scale-node-group (a replay goal asks for them once, not per workload)."""
     out: list[Action] = []
     plugins = ctx.failure.plugins
     if "PodTopologySpread" in plugins:
@@ -170,7 +174,7 @@ def generate(ctx: Context, nodes: bool = True) -> list[Action]:
         out += pod_management_candidates(ctx)
         out += retention_candidates(ctx)
     if nodes and _nodes_may_help(ctx):
-        out += add_nodes_candidates(ctx)
+        out += scale_node_group_candidates(ctx)
     if ctx.manifest is not None:
         out = [manifest_action(ctx, a) for a in out]
     return out
@@ -179,7 +183,7 @@ def generate(ctx: Context, nodes: bool = True) -> list[Action]:
 def replay_generate(snap: Snapshot, goal: Goal, failure: Failure, steps: list, watch: list[WorkloadRef]) -> list[Action]:
     """Candidates of a replay goal: those of every workload involved in the steps, the ones in
     the snapshot (patches, as for any goal) and the ones a ``create:`` step makes (their
-    manifests, corrected before they are applied); add-nodes once, for the workload of the first
+    manifests, corrected before they are applied); scale-node-group once, for the workload of the first
     stuck pod.  Families and conflicts are per workload."""
     from planner.engines.remediation.verify import step_objects
 
@@ -198,7 +202,7 @@ def replay_generate(snap: Snapshot, goal: Goal, failure: Failure, steps: list, w
     out: list[Action] = []
     for c in contexts:
         for a in generate(c, nodes=c is nodes_for):
-            if a.type != "add-nodes":
+            if a.type != NODE_ACTION:
                 a.family = f"{c.ref}|{a.family}"
                 if not a.conflict.startswith("manifest:"):
                     a.conflict = f"{c.ref}|{a.conflict}"
@@ -214,7 +218,7 @@ def manifest_action(ctx: Context, a: Action) -> Action:
     own file.  Nothing runs yet: nothing restarts."""
     from planner.engines.remediation.jsonpatch import apply_json_patch
 
-    if a.type == "add-nodes":
+    if a.type == NODE_ACTION:
         return a
     body = copy.deepcopy(ctx.manifest) or {}
     ops: list[Any] = []
@@ -710,23 +714,37 @@ def _nodes_may_help(ctx: Context) -> bool:
 
 
 def template_node(ctx: Context, zone: str | None) -> Node | None:
-    """The node to clone in ``zone``: one the workload's pods may use (taints tolerated, node
-    selector and required node affinity met, not cordoned), the largest by cpu, then by name."""
+    """The node a new node of ``zone`` is built from: the template of the first node group there
+    whose new nodes the workload's pods may use (usable_node_groups: cluster-autoscaler's choice,
+    a ready, uncordoned node without a transient taint, never merely the largest)."""
+    return next((g.template for g in usable_node_groups(ctx) if g.zone == zone), None)
+
+
+def group_unusable(group: NodeGroup, spec: Any) -> str | None:
+    """Why the workload's pods could never use a new node of ``group`` (None: they could), as
+    ``capacity --add-nodes`` decides it: the sanitised template's taints (TaintToleration) and
+    labels (node selector, required node affinity)."""
+    node = group.new_node(f"{group.template.name}-added")
+    taint = find_untolerated_taint(node.taints, spec.tolerations)
+    if taint is not None:
+        return f"untolerated taint {taint.key}={taint.value}:{taint.effect}"
+    if not pod_matches_node_selector_and_affinity(spec, node):
+        return "the pods' node affinity/selector does not match"
+    return None
+
+
+def usable_node_groups(ctx: Context) -> list[NodeGroup]:
+    """The node groups (planner.controllers.nodegroups, per zone, by name) whose new nodes the
+    workload's pods could use."""
     spec = ctx.obj.template.spec
-    fits = [
-        n
-        for n in ctx.snap.nodes.values()
-        if n.zone == zone
-        and not n.unschedulable
-        and find_untolerated_taint(n.taints, spec.tolerations) is None
-        and pod_matches_node_selector_and_affinity(spec, n)
-    ]
-    if not fits:
-        return None
-    return max(fits, key=lambda n: (n.allocatable.get("cpu", 0), n.allocatable.get("memory", 0), n.name))
+    return [g for g in node_groups(ctx.snap.nodes.values()) if group_unusable(g, spec) is None]
 
 
 def _clone_body(ctx: Context, node: Node, name: str) -> dict:
+    """The Node object of a new node built from ``node``, as cluster-autoscaler's
+    SanitizedTemplateNodeInfoFromNodeInfo makes it: the labels with a fresh hostname, the taints
+    without the transient ones (this node's state, not its group's: not-ready, unschedulable,
+    ToBeDeletedByClusterAutoscaler, ...), schedulable, capacity and allocatable only."""
     raw = copy.deepcopy(ctx.snap.raw.get(("Node", node.name)) or {"apiVersion": "v1", "kind": "Node", "metadata": {"name": node.name}})
     md = raw.get("metadata") or {}
     labels = dict(md.get("labels") or {})
@@ -735,13 +753,62 @@ def _clone_body(ctx: Context, node: Node, name: str) -> dict:
     spec = raw.get("spec") or {}
     for k in ("providerID", "podCIDR", "podCIDRs", "unschedulable", "externalID", "configSource"):
         spec.pop(k, None)
+    taints = [t for t in spec.get("taints") or [] if not (isinstance(t, dict) and _transient(t))]
+    if taints:
+        spec["taints"] = taints
+    else:
+        spec.pop("taints", None)
     raw["spec"] = spec
     st = raw.get("status") or {}
     raw["status"] = {k: st[k] for k in ("capacity", "allocatable") if k in st}
     return raw
 
 
-def add_nodes_candidates(ctx: Context) -> list[Action]:
+def _transient(t: dict) -> bool:
+    return is_transient_taint(Taint(key=str(t.get("key") or ""), value=str(t.get("value") or ""), effect=str(t.get("effect") or "")))
+
+
+# how a node group is scaled, by the label it was read from: advisory lines (a node group is scaled
+# by its cloud provider or autoscaler; kubectl never creates machines)
+def _scale_instructions(g: NodeGroup, count: int) -> list[str]:
+    size = len(g.nodes)
+    name = g.template.labels.get(g.label, g.name) if g.label in GROUP_LABELS else g.name
+    zone = f" in {g.zone}" if g.zone else ""
+    to = f"from {size} to {size + count} node(s){zone}"
+    if g.label == "eks.amazonaws.com/nodegroup":
+        how = [
+            f"# EKS managed node group {name}: raise its desired size {to}, e.g. aws eks update-nodegroup-config "
+            f"--cluster-name CLUSTER --nodegroup-name {name} --scaling-config desiredSize=N (or eksctl scale nodegroup; "
+            "keep maxSize at least N); cluster-autoscaler does the same for Pending pods"
+        ]
+    elif g.label == "cloud.google.com/gke-nodepool":
+        how = [
+            f"# GKE node pool {name}: grow it {to}, e.g. gcloud container clusters resize CLUSTER --node-pool {name} "
+            "--num-nodes N (per zone of the pool), or raise the pool's autoscaling maximum"
+        ]
+    elif g.label == "karpenter.sh/nodepool":
+        how = [
+            f"# Karpenter NodePool {name}: Karpenter launches the nodes for the Pending pods; make sure the NodePool's "
+            f"spec.limits leave room for {count} more node(s) like {g.template.name}{zone}"
+        ]
+    elif g.label in ("kubernetes.azure.com/agentpool", "agentpool"):
+        how = [
+            f"# AKS agent pool {name}: grow it {to}, e.g. az aks nodepool scale --resource-group RG --cluster-name CLUSTER "
+            f"--name {name} --node-count N, or raise the pool's autoscaler max-count"
+        ]
+    else:
+        itype = g.template.labels.get(LABEL_INSTANCE_TYPE) or "the same instance type"
+        how = [
+            f"# no node group label: add {count} node(s) like {g.template.name} ({itype}){zone} through your cloud "
+            "provider or cluster autoscaler; a kubelet registers each Node"
+        ]
+    return how + ["# kubectl does not create machines: the Node objects of this plan are what the new nodes will look like"]
+
+
+def scale_node_group_candidates(ctx: Context) -> list[Action]:
+    """1 to MAX_ADDED_PER_ZONE new nodes of each node group whose nodes the workload's pods could
+    use, as ``capacity --add-nodes`` adds them: the group's sanitised template (cluster-
+    autoscaler's choice) and, once verify applies the Node, the DaemonSet pods it would run."""
     out: list[Action] = []
     pinned_zones = set()
     for _, claim in ctx.failure.pinned:
@@ -752,42 +819,48 @@ def add_nodes_candidates(ctx: Context) -> list[Action]:
                 for r in t.match_expressions:
                     if r.key == LABEL_ZONE and r.operator == "In":
                         pinned_zones |= set(r.values)
-    zones: list[str | None] = list(sorted(pinned_zones) if pinned_zones else ctx.snap.zones)
-    if any(n.zone is None for n in ctx.snap.nodes.values()) and not pinned_zones:
-        zones.append(None)
-    for zone in zones:
-        node = template_node(ctx, zone)
-        if node is None:
+    snap = ctx.snap
+    host_network = lambda ds: is_host_network(snap.raw.get(("DaemonSet", ds.key)))  # noqa: E731
+    for g in usable_node_groups(ctx):
+        if pinned_zones and g.zone not in pinned_zones:
             continue
-        taken = set(ctx.snap.nodes)
+        taken = set(snap.nodes)
         names: list[str] = []
         i = 0
         while len(names) < MAX_ADDED_PER_ZONE:
-            name = f"{node.name}-added-{i}"
+            name = f"{g.template.name}-added-{i}"
             i += 1
             if name not in taken:
                 names.append(name)
-        where = zone or "the cluster (nodes have no zone label)"
+        daemon = daemon_pods_for_node(g.new_node(names[0]), snap.daemonsets.values(), snap.pods.__contains__, host_network)
+        ds_pods = sorted(f"{p.namespace}/{p.owner.name}" for p in daemon if p.owner)
         for count in range(1, MAX_ADDED_PER_ZONE + 1):
-            patches = [ObjectPatch("Node", None, nm, "create", _clone_body(ctx, node, nm)) for nm in names[:count]]
-            itype = node.labels.get("node.kubernetes.io/instance-type")
-            like = f"{node.name}" + (f" ({itype})" if itype else "")
+            patches = [ObjectPatch("Node", None, nm, "create", _clone_body(ctx, g.template, nm)) for nm in names[:count]]
+            effects = [f"{count} more node(s) to pay for"]
+            if ds_pods:
+                effects.append(f"each new node runs the DaemonSet pods {', '.join(ds_pods)}, whose requests are taken from its room")
+            if g.fallback:
+                effects.append(f"no node of the group is ready and schedulable: the template is {g.template.name} as it would be once ready")
             out.append(
                 Action(
-                    type="add-nodes",
-                    target=f"nodes/{zone}" if zone else "nodes",
-                    summary=f"add {count} node(s) like {like} in {where}",
+                    type="scale-node-group",
+                    target=f"nodegroup/{g.name}",
+                    summary=f"add {count} node(s) to {g.describe()}",
                     patches=patches,
-                    commands=[
-                        f"# add {count} node(s) like {node.name} in {where}: scale its node group by {count} (cloud console, "
-                        "cluster autoscaler or Karpenter); a kubelet registers each Node, kubectl does not create machines"
-                    ],
+                    commands=[f"# add {count} node(s) to {g.describe()}, built from {g.template.name}", *_scale_instructions(g, count)],
                     cost=Cost(money=count),
-                    side_effects=[f"{count} more node(s) to pay for"],
-                    params={"zone": zone, "count": count, "like": node.name},
+                    side_effects=effects,
+                    params={
+                        "group": g.name,
+                        "label": g.label,
+                        "zone": g.zone,
+                        "count": count,
+                        "template": g.template.name,
+                        "daemonset_pods": ds_pods,
+                    },
                     advisory=True,
-                    family=f"add:{zone}",
-                    conflict=f"add:{zone}",
+                    family=f"group:{g.label}:{g.name}:{g.zone}",
+                    conflict=f"group:{g.label}:{g.name}:{g.zone}",
                 )
             )
     return out

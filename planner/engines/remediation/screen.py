@@ -5,7 +5,7 @@ constraint, a required anti-affinity relation, a pod's volume pins (VolumeBindin
 exclusions), the capacity of a zone.  Here each guard gets a *relax* literal (relax = the group
 no longer binds, which is what a candidate action of that kind does at most: set-when-unsatisfiable
 or a wider maxSkew or a narrower selector relax a spread; relax-anti-affinity an anti-affinity
-relation; delete-pvc a volume pin; add-nodes a zone's capacity), every pod must be placed, and
+relation; delete-pvc a volume pin; scale-node-group a zone's capacity), every pod must be placed, and
 CP-SAT minimises the relaxations by the issue's lexicographic cost (data loss, availability risk,
 spread weakened, money, label changes).  Each optimum, excluded with its supersets, gives the
 next: the minimal relaxation sets, cheapest first.
@@ -47,7 +47,7 @@ ACTION_KINDS = {
     "add-match-label-keys": ("spread", "anti"),
     "relax-anti-affinity": ("anti",),
     "delete-pvc": ("static",),
-    "add-nodes": ("capacity", "static", "spread", "anti"),  # new nodes add room and domains
+    "scale-node-group": ("capacity", "static", "spread", "anti"),  # new nodes add room and domains
 }
 
 MAX_SETS = 8

@@ -63,7 +63,7 @@ PLUGINS = (
 )
 MAX_VERIFICATIONS = 120
 BUDGET_SECONDS = 300.0  # wall clock for the whole search; past it, what was found is printed
-LADDERS = ("add-nodes", "raise-max-skew")
+LADDERS = ("scale-node-group", "raise-max-skew")
 MAX_SCALE_TRIES = 8
 PAIR_VARIANTS = 2
 
@@ -95,7 +95,7 @@ def check_forbid(forbid: Iterable[str]) -> list[str]:
     for t in forbid:
         if t not in ACTION_TYPES:
             raise UsageError(f"--forbid {t!r}: supported values: {', '.join(ACTION_TYPES)}")
-        out.append(t)
+        out.append("scale-node-group" if t == "add-nodes" else t)  # add-nodes: the retired name
     return out
 
 

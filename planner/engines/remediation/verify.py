@@ -5,7 +5,7 @@ read from (``Snapshot.raw``, the API server's defaults already applied), then lo
 through the same defaults, validation and conversion as any input (planner.load), and splices
 the result into a copy of the snapshot.  A patch whose ``test`` guard fails, or an object the API
 server would reject, rejects the plan.  What the controllers do next is left to check and the
-replay, with three consequences made explicit because no patch says them:
+replay, with four consequences made explicit because no patch says them:
 
 * a deleted claim releases its PersistentVolume: reclaim policy ``Delete`` deletes it, any
   other leaves it ``Released``, still bound by ``claimRef`` to the old claim's uid, so that no new
@@ -16,6 +16,10 @@ replay, with three consequences made explicit because no patch says them:
   the generation here: the revision the status names is then still the template's, whereas
   planner's hash of it may differ from the cluster's and would start a rollout that a real
   cluster does not make;
+* a Node the plan creates (scale-node-group) runs the DaemonSet pods the DaemonSet controller
+  would create for it (pkg/controller/daemon NodeShouldRunDaemonPod, planner.controllers.daemon),
+  bound to it, so that its room is counted as ``capacity --add-nodes`` and the replay's
+  ``addNodes`` step count it;
 * a StatefulSet created again under the name of one deleted with ``--cascade=orphan`` adopts the
   orphaned pods (pkg/controller/statefulset/stateful_set.go adoptOrphanRevisions and
   ClaimPods); planner keeps the old uid so that the pods' owner references resolve as after
@@ -113,8 +117,32 @@ class Verdict:
 
 
 def apply_patches(snap: Snapshot, patches: list[ObjectPatch]) -> Snapshot:
-    """The snapshot with ``patches`` applied, in order; raises PatchError naming what failed."""
-    return load_changes(snap, patched_objects(snap, patches))
+    """The snapshot with ``patches`` applied, in order; raises PatchError naming what failed.
+    A Node the patches create runs the DaemonSet pods the controller would give it (with_daemon_pods)."""
+    changed = patched_objects(snap, patches)
+    out = load_changes(snap, changed)
+    created = [key for (kind, key), obj in changed.items() if kind == "Node" and obj is not None and key not in snap.nodes]
+    return with_daemon_pods(out, created) if created else out
+
+
+def with_daemon_pods(snap: Snapshot, nodes: list[str]) -> Snapshot:
+    """``snap`` with the pods the DaemonSet controller creates for the new ``nodes`` (planner.
+    controllers.daemon: NodeShouldRunDaemonPod), bound to them, as ``capacity --add-nodes`` and the
+    replay's addNodes step count them: a new node's room is what its DaemonSets leave."""
+    from planner.controllers.daemon import daemon_pods_for_node, is_host_network
+
+    if not snap.daemonsets:
+        return snap
+    for name in nodes:
+        node = snap.nodes.get(name)
+        if node is None:
+            continue
+        pods = daemon_pods_for_node(
+            node, snap.daemonsets.values(), snap.pods.__contains__, lambda ds: is_host_network(snap.raw.get(("DaemonSet", ds.key)))
+        )
+        for p in pods:
+            snap.pods[p.key] = p
+    return snap
 
 
 def original(snap: Snapshot, kind: str, key: str) -> dict | None:
