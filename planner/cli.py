@@ -318,6 +318,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rv = get_command(app).main(args=argv, prog_name="planner", standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
+        if code == 130:  # typer turns Ctrl-C into a silent return of 130 (no command returns it)
+            output.note("interrupted")
     except PlannerError as e:
         for m in e.messages or [str(e)]:
             output.note(f"error: {m}")

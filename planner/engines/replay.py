@@ -500,7 +500,7 @@ class Simulator:
         cap = b.max_replicas + 1
         self.capped[ref.key] = (ref, n, cap)
         self.notes.append(
-            (f"{ref} has spec.replicas {n:,} as read" if as_read else f"step {self.step_index}: {ref} scaled to {n:,}") + ", past the cluster's bound ({b.message(n)}); "
+            (f"{ref} has spec.replicas {n:,} as read" if as_read else f"step {self.step_index}: {ref} scaled to {n:,}") + f", past the cluster's bound ({b.message(n)}); "
             f"replayed with {cap:,} replicas, one more than can ever run: the rest would be Pending too, and the scale never completes"
         )
         self._event("capped", object=str(ref), reason=f"replayed with {cap:,} of {n:,} replicas: at most {b.max_replicas:,} can run")
