@@ -11,7 +11,7 @@ from planner.controllers.daemon import daemon_pods_for_node, is_host_network
 from planner.controllers.nodegroups import NodeGroup, node_groups
 from planner.domain import Pod, PodSpec, StatefulSet
 from planner.engines.check import CheckOutcome, check_by_known_order, check_replicas
-from planner.engines.workloads import WorkloadRef, find_workload, owned_by, room_bound
+from planner.engines.workloads import BOUND_SLACK, WorkloadRef, find_workload, owned_by, room_bound
 from planner.errors import UsageError
 from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
 from planner.snapshot import Snapshot
@@ -64,9 +64,10 @@ def capacity(
         rng, source = default_range(snap, ref)
     # Counts past the cluster's bound (RoomBound, computed once, at the range's low end, where a
     # StatefulSet frees the most room) are NO by arithmetic: one closed-form answer, no check.
+    # A range that ends within BOUND_SLACK of it is walked as before (each count's own why).
     bound = room_bound(snap, ref, rng[0])
-    top = min(rng[1], bound.max_replicas)
-    if top - rng[0] + 1 > MAX_COUNTS:
+    top = min(rng[1], bound.max_replicas) if rng[1] > bound.max_replicas + BOUND_SLACK else rng[1]
+    if (top < rng[1] or source == "--range") and top - rng[0] + 1 > MAX_COUNTS:
         raise UsageError(
             f"{source} {rng[0]}..{rng[1]}: {top - rng[0] + 1:,} counts up to the cluster's bound {bound.max_replicas:,} to check; "
             f"at most {MAX_COUNTS} counts at once (give --range A..B)"
