@@ -51,6 +51,9 @@ def _solver(opts: SolveOptions) -> cp_model.CpSolver:
     if opts.workers > 1:
         p.interleave_search = True
     p.log_search_progress = False
+    # Ctrl-C is planner's (cli.py: "interrupted", exit 130): CP-SAT's own SIGINT handler would
+    # swallow it, stop only the current solve and let the command go on
+    p.catch_sigint_signal = False
     return s
 
 
@@ -108,6 +111,7 @@ def _quick_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: 
     p.max_deterministic_time = QUICK_CORE_DTIME
     p.random_seed = opts.seed
     p.num_workers = 1
+    p.catch_sigint_signal = False
     p.cp_model_presolve = False
     p.cp_model_probing_level = 0  # these three cost more than they save on models this small
     p.symmetry_level = 0

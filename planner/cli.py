@@ -168,7 +168,7 @@ def capacity(
 
     result = capacity_command(paths, workload, namespace, rng, zone_failure, add_nodes, plot, _solve_opts(time_limit, seed, workers), _limits(max_bytes))
     output.emit(result, out.value, render_capacity)
-    failing = any(not r["schedulable"] for r in result["replicas"])
+    failing = any(not r["schedulable"] for r in result["replicas"]) or bool((result.get("bound") or {}).get("past"))
     failing = failing or any(not z["schedulable"] for z in result.get("zone_failure", []))
     return 1 if failing else 0
 
@@ -318,6 +318,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rv = get_command(app).main(args=argv, prog_name="planner", standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
+        if code == 130:  # typer turns Ctrl-C into a silent return of 130 (no command returns it)
+            output.note("interrupted")
     except PlannerError as e:
         for m in e.messages or [str(e)]:
             output.note(f"error: {m}")

@@ -39,6 +39,10 @@ def capacity_command(
 def render_capacity(r: dict) -> str:
     lines = [f"{r['workload']}: replicas {r['range']['min']}..{r['range']['max']} ({r['range']['source']})"]
     rows = [[x["replicas"], "yes" if x["schedulable"] else "NO", x["reason"]] for x in r["replicas"]]
+    past = (r.get("bound") or {}).get("past")
+    if past:
+        span = f"{past['min']}..{past['max']}" if past["max"] > past["min"] else str(past["min"])
+        rows.append([span, "NO", f"past the cluster's bound {r['bound']['max_replicas']:,}: {r['bound']['message']}"])
     lines.append(table(["replicas", "schedulable", "reason"], rows, indent="  "))
     lines.append(f"  max_replicas: {r['max_replicas'] if r['max_replicas'] is not None else 'none'}")
     if r["non_monotonic"]:

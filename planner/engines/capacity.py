@@ -11,7 +11,7 @@ from planner.controllers.daemon import daemon_pods_for_node, is_host_network
 from planner.controllers.nodegroups import NodeGroup, node_groups
 from planner.domain import Pod, PodSpec, StatefulSet
 from planner.engines.check import CheckOutcome, check_by_known_order, check_replicas
-from planner.engines.workloads import WorkloadRef, find_workload, owned_by
+from planner.engines.workloads import BOUND_SLACK, WorkloadRef, find_workload, owned_by, room_bound
 from planner.errors import UsageError
 from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
 from planner.snapshot import Snapshot
@@ -27,9 +27,10 @@ def parse_range(text: str) -> tuple[int, int]:
         raise UsageError(f"--range {text!r}: expected A..B with integers, e.g. 2..6") from None
     if lo < 0 or hi < lo:
         raise UsageError(f"--range {text!r}: need 0 <= A <= B")
-    if hi - lo > 500:
-        raise UsageError(f"--range {text!r}: at most 501 counts at once")
     return lo, hi
+
+
+MAX_COUNTS = 501  # counts checked one by one; those past the cluster's bound are answered together
 
 
 def default_range(snap: Snapshot, ref: WorkloadRef) -> tuple[tuple[int, int], str]:
@@ -61,14 +62,25 @@ def capacity(
     source = "--range"
     if rng is None:
         rng, source = default_range(snap, ref)
+    # Counts past the cluster's bound (RoomBound, computed once, at the range's low end, where a
+    # StatefulSet frees the most room) are NO by arithmetic: one closed-form answer, no check.
+    # A range that ends within BOUND_SLACK of it is walked as before (each count's own why).
+    bound = room_bound(snap, ref, rng[0])
+    top = min(rng[1], bound.max_replicas) if rng[1] > bound.max_replicas + BOUND_SLACK else rng[1]
+    if (top < rng[1] or source == "--range") and top - rng[0] + 1 > MAX_COUNTS:
+        raise UsageError(
+            f"{source} {rng[0]}..{rng[1]}: {top - rng[0] + 1:,} counts up to the cluster's bound {bound.max_replicas:,} to check; "
+            f"at most {MAX_COUNTS} counts at once (give --range A..B)"
+        )
+    past = {"min": max(rng[0], top + 1), "max": rng[1]} if rng[1] > top else None
     by_count: dict[int, dict[str, Any]] = {}
     # From the largest count down: a verified witness for n replicas is tried, in its own order,
     # for every smaller count (check_by_known_order re-verifies it through the filters); only
     # counts it does not settle get a full check.  Unschedulable answers always come from check.
     known: dict[str, str] | None = None
     known_plans: list | None = None
-    total = rng[1] - rng[0] + 1
-    for i, n in enumerate(range(rng[1], rng[0] - 1, -1)):
+    total = top - rng[0] + 1
+    for i, n in enumerate(range(top, rng[0] - 1, -1)):
         if progress:
             progress(f"checking {n} replicas ({i + 1}/{total})")
         out = check_by_known_order(snap, [ref], n, known, known_plans) if known else None
@@ -77,9 +89,9 @@ def capacity(
             if out.schedulable and out.placement:
                 known, known_plans = out.placement, out.plans
         by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out)}
-    rows = [by_count[n] for n in range(rng[0], rng[1] + 1)]
+    rows = [by_count[n] for n in range(rng[0], top + 1)]
     ok: list[int] = [r["replicas"] for r in rows if r["schedulable"]]
-    first_fail: int | None = next((r["replicas"] for r in rows if not r["schedulable"]), None)
+    first_fail: int | None = next((r["replicas"] for r in rows if not r["schedulable"]), past["min"] if past else None)
     non_monotonic = [r["replicas"] for r in rows if not r["schedulable"] and any(o > r["replicas"] for o in ok)]
     result: dict[str, Any] = {
         "workload": str(ref),
@@ -87,6 +99,8 @@ def capacity(
         "max_replicas": max(ok) if ok else None,
         "replicas": rows,
         "non_monotonic": non_monotonic,
+        # rows stop at the bound: every count from past.min to past.max is NO, for this reason
+        "bound": {"max_replicas": bound.max_replicas, "message": bound.message(past["min"] if past else bound.max_replicas), "past": past},
     }
     if zone_failure:
         result["zone_failure"] = zone_failures(snap, ref, obj.replicas, opts)

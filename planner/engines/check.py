@@ -17,8 +17,8 @@ from models.sequence import add_sequence
 from models.solve import SolveOptions, minimise_core, solve
 from planner.domain import PODS
 from planner.engines.problem import Context, build_problem
-from planner.engines.workloads import Plan, WorkloadRef, cluster_after_plans, plan_workload
-from planner.errors import UnknownResult
+from planner.engines.workloads import Plan, RoomBound, WorkloadRef, cluster_after_plans, past_bound, plan_workload
+from planner.errors import UnknownResult, UsageError
 from planner.scheduler.binding import WitnessFilters
 from planner.scheduler.framework import ClusterState
 from planner.snapshot import Snapshot
@@ -42,6 +42,12 @@ MAX_SEQUENCE_SIZE = 60_000  # steps x groups x classes
 
 def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None) -> CheckOutcome:
     opts = opts or SolveOptions()
+    if replicas is not None and replicas < 0:
+        raise UsageError(f"--replicas {replicas}: must be greater than or equal to 0")
+    for ref in refs:
+        bound = past_bound(snap, ref, replicas)
+        if bound is not None:  # more than the cluster could ever hold: no pod is planned
+            return bound_outcome(bound, replicas)
     plans = [plan_workload(snap, ref, replicas) for ref in refs]
     notes = [n for p in plans for n in p.notes]
     if not any(p.new for p in plans):
@@ -91,6 +97,18 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
     out.plans = plans
     out.notes = notes + out.notes
     return out
+
+
+def bound_outcome(bound: RoomBound, replicas: int | None) -> CheckOutcome:
+    """UNSCHEDULABLE by arithmetic: the count asked is past the cluster's bound (RoomBound)."""
+    ref = bound.workload
+    plan = Plan(bound.ref, bound.asked)
+    explanation = [
+        {"constraint": "replicas", "objects": [ref], "message": f"{bound.asked:,} replicas of {ref} must run"},
+        {"constraint": "NodeResourcesFit", "objects": [f"Node {n}" for n in bound.nodes[:20]], "message": bound.message(bound.asked)},
+    ]
+    stats: dict[str, Any] = {"pods_to_place": max(0, bound.asked - bound.running), "model": "bound", "bound": bound.max_replicas, "nodes": len(bound.nodes)}
+    return CheckOutcome(False, {}, explanation, [plan], None, stats, [])
 
 
 def _attempt(problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveOptions, stats: dict, sequenced: bool) -> CheckOutcome | None:

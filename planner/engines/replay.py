@@ -45,7 +45,15 @@ from planner.controllers.disruption import can_evict, preemption_pdbs
 from planner.controllers.nodegroups import is_good_template_candidate, node_groups
 from planner.controllers.statefulset import statefulset_complete
 from planner.domain import Pod, StatefulSet, is_daemonset_pod, is_mirror_pod
-from planner.engines.workloads import WorkloadRef, find_workload, is_running, owned_by, parse_workload
+from planner.engines.workloads import (
+    BOUND_SLACK,
+    WorkloadRef,
+    find_workload,
+    is_running,
+    owned_by,
+    parse_workload,
+    room_bound,
+)
 from planner.errors import InputError, UsageError
 from planner.scheduler import arrays as score_arrays
 from planner.scheduler import runtime
@@ -136,6 +144,18 @@ class Simulator:
         self.use_fast = fast
         self.incremental = incremental
         self.cluster = self._cluster()
+        self.capped: dict[str, tuple[WorkloadRef, int, int]] = {}  # workload key -> (ref, replicas asked, replicas replayed)
+        self.notes: list[str] = []
+        self.step_index = 0
+        self.events: list[dict] = []
+        tables: tuple[tuple[str, dict[str, Any]], ...] = (("Deployment", self.snap.deployments), ("StatefulSet", self.snap.statefulsets))
+        for kind, wl_table in tables:
+            for key, obj in list(wl_table.items()):
+                if obj.replicas > BOUND_SLACK:  # as read: bounded as a scale step is
+                    ref = WorkloadRef(kind, obj.namespace, obj.name)
+                    cap = self._capped(ref, obj.replicas, as_read=True)
+                    if cap != obj.replicas:
+                        wl_table[key] = replace(obj, replicas=cap)
         # incremental: the controllers sync only what changed (reconciler.Reconciler) and the
         # queue is kept as pods come and go; False runs the full passes (the reference the tests
         # hold the incremental replay equal to)
@@ -151,9 +171,7 @@ class Simulator:
         self._zones: dict[str, tuple[Any, str | None]] = {}  # see _zone
         self.rng = random.Random(seed)
         self.progress = progress
-        self.step_index = 0
         self.pending_since: dict[str, int] = {}
-        self.events: list[dict] = []
         self.placements = 0
         self._min_prio: int | None = None  # see _min_priority
 
@@ -377,7 +395,7 @@ class Simulator:
             ref = a["ref"]
             obj = find_workload(snap, ref)
             table: dict[str, Any] = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
-            table[ref.key] = replace(obj, replicas=int(a["replicas"]))
+            table[ref.key] = replace(obj, replicas=self._capped(ref, int(a["replicas"])))
             return
         if step.kind == "rollout":
             ref = a["ref"]
@@ -468,6 +486,28 @@ class Simulator:
             table[ref.key] = a["apply"](obj)
             return
         raise UsageError(f"unknown step {step.kind}")
+
+    def _capped(self, ref: WorkloadRef, n: int, as_read: bool = False) -> int:
+        """The replica count the replay scales to: ``n``, unless it is more than BOUND_SLACK past
+        the most pods the cluster could ever hold (RoomBound, on the cluster as it is now, with
+        lower-priority pods counted as evictable): then one more than that bound, which is just as
+        stuck, and the workload stays incomplete to the end (unless scaled again)."""
+        self.capped.pop(ref.key, None)
+        if n <= BOUND_SLACK:
+            return n
+        pods = self._pods_of(ref) if getattr(self, "ctrl", None) is not None else self.snap.pods.values()
+        running = [p for p in pods if is_running(p) and owned_by(self.snap, p, ref)]
+        b = room_bound(self.snap, ref, n, preemption=True, cluster=self.cluster, running=running)
+        if n <= b.max_replicas + BOUND_SLACK:
+            return n
+        cap = b.max_replicas + 1
+        self.capped[ref.key] = (ref, n, cap)
+        self.notes.append(
+            (f"{ref} has spec.replicas {n:,} as read" if as_read else f"step {self.step_index}: {ref} scaled to {n:,}") + f", past the cluster's bound ({b.message(n)}); "
+            f"replayed with {cap:,} replicas, one more than can ever run: the rest would be Pending too, and the scale never completes"
+        )
+        self._event("capped", object=str(ref), reason=f"replayed with {cap:,} of {n:,} replicas: at most {b.max_replicas:,} can run")
+        return cap
 
     def _pods_to_drain(self, pods: list[Pod]) -> list[str]:
         """`kubectl drain --ignore-daemonsets`: the pods it evicts (k8s.io/kubectl/pkg/drain/
@@ -606,7 +646,7 @@ class Simulator:
                 stuck.append(entry)
             else:
                 pending_elsewhere.append(entry)
-        incomplete = [str(r) for r in watch if not self.complete(r)]
+        incomplete = [str(r) for r in watch if not self.complete(r) or r.key in self.capped]
         drain_blocked = list(getattr(self, "drain_pending", []))
         completed = not stuck and not incomplete and not drain_blocked
         return {
@@ -618,6 +658,7 @@ class Simulator:
             "drain_blocked": drain_blocked,
             "final": self.final(watch),
             "placements": self.placements,
+            "notes": list(self.notes),
         }
 
     def complete(self, ref: WorkloadRef) -> bool:

@@ -293,3 +293,118 @@ def cluster_after_plans(snap: Snapshot, plans: Iterable[Plan]) -> ClusterState:
         for c in plan.new_claims:
             cluster.pvcs.setdefault(c.key, c)
     return cluster
+
+
+# --------------------------------------------------------------------------- the cluster's bound
+
+
+@dataclass(frozen=True)
+class RoomBound:
+    """The most replicas of a workload the cluster could ever hold (an upper bound, never an
+    answer that a count fits): its running pods, plus for every node its template's pods pass the
+    static filters on (taints, node affinity and selector, cordon) the most more pods like them the
+    node has room for, min(free pod slots, free r / request r for every resource r requested), free
+    room counted after every other pod that runs there.  A count past it is unschedulable by
+    arithmetic alone: check, capacity, simulate and remediate answer it without planning pods."""
+
+    ref: WorkloadRef
+    asked: int  # the count the bound was computed for (a StatefulSet's pods outside its ordinals free room)
+    running: int  # running pods of the workload (those that stay are among them)
+    more: int  # the most more pods like the template the counted nodes could take
+    alone: dict[str, int]  # "pod slots" / resource -> the room were it the only limit
+    nodes: list[str]  # the nodes counted
+    excluded: list[str]  # nodes the static filters rule out
+    preemption: bool = False  # the room of lower-priority pods, which preemption could evict, counted as free
+
+    @property
+    def workload(self) -> str:
+        return str(self.ref)
+
+    @property
+    def max_replicas(self) -> int:
+        return self.running + self.more
+
+    def message(self, asked: int) -> str:
+        alone = ", ".join(f"{k} {v:,}" for k, v in self.alone.items())
+        why = f"{alone}" + (f"; not counting {_few(self.excluded)}, which the pods' taints, affinity or cordon rule out" if self.excluded else "")
+        pre = " (lower-priority pods counted as evictable)" if self.preemption else ""
+        return (
+            f"the cluster has room for at most {self.more:,} more pod(s) like {self.workload}'s on {len(self.nodes):,} node(s){pre} "
+            f"({why}), beside its {self.running:,} running: at most {self.max_replicas:,} replicas; {asked:,} asked"
+        )
+
+
+def _few(names: list[str], k: int = 4) -> str:
+    return ", ".join(names[:k]) + (f" and {len(names) - k:,} more" if len(names) > k else "")
+
+
+def room_bound(
+    snap: Snapshot, ref: WorkloadRef, replicas: int, preemption: bool = False, cluster: ClusterState | None = None, running: list[Pod] | None = None
+) -> RoomBound:
+    """RoomBound for ``replicas`` of ``ref`` on ``cluster`` (default: the snapshot's), in one pass
+    over the nodes.  ``preemption``: pods of a lower priority than the template's (which
+    DefaultPreemption may evict, unless the template says preemptionPolicy: Never) leave their room
+    free, as the replay may evict them.  ``running``: the workload's running pods, when the caller
+    (the replay) knows them."""
+    from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
+    from planner.priority import resolve_spec
+    from planner.scheduler.plugins.noderesources.fit import is_scalar_resource_name
+    from planner.scheduler.plugins.nodeunschedulable.filtering import TAINT_NODE_UNSCHEDULABLE
+
+    obj = find_workload(snap, ref)
+    spec = resolve_spec(obj.template.spec, snap.priority_classes)
+    cluster = cluster if cluster is not None else base_cluster(snap)
+    owned = running if running is not None else [p for p in pods_of_workload(snap, obj) if is_running(p)]
+    # the running pods a plan for ``replicas`` could remove (their room frees up): a StatefulSet's
+    # outside its ordinals; a Deployment removes running pods only below its running count
+    freed: dict[str, list[Pod]] = {}
+    if isinstance(obj, StatefulSet):
+        lo, hi = obj.ordinals_start, obj.ordinals_start + replicas
+        for p in owned:
+            o = get_ordinal(obj, p)
+            if not lo <= o < hi:
+                freed.setdefault(p.spec.node_name, []).append(p)
+    # the resources NodeResourcesFit checks
+    reqs = {r: q for r, q in spec.requests.items() if q > 0 and (r in ("cpu", "memory", "ephemeral-storage") or is_scalar_resource_name(r))}
+    evict_below = spec.priority if preemption and spec.preemption_policy != "Never" else None
+    cordon_ok = find_untolerated_taint([TAINT_NODE_UNSCHEDULABLE], spec.tolerations) is None
+    alone = {"pod slots": 0, **{r: 0 for r in sorted(reqs)}}
+    more = 0
+    nodes: list[str] = []
+    excluded: list[str] = []
+    for ni in cluster.node_infos:
+        node = ni.node
+        if (node.unschedulable and not cordon_ok) or find_untolerated_taint(node.taints, spec.tolerations) is not None or not pod_matches_node_selector_and_affinity(spec, node):
+            excluded.append(node.name)
+            continue
+        nodes.append(node.name)
+        gone = list(freed.get(node.name, ()))
+        if evict_below is not None:
+            gone += [p for p in ni.pods if p.spec.priority < evict_below]
+        used = dict(ni.requested)
+        for p in gone:
+            for r, q in p.spec.requests.items():
+                used[r] = used.get(r, 0) - q
+        alloc = node.allocatable
+        k = max(0, alloc.get("pods", 0) - len(ni.pods) + len(gone))
+        alone["pod slots"] += k
+        for r, q in reqs.items():
+            kr = max(0, (alloc.get(r, 0) - used.get(r, 0)) // q)
+            alone[r] += kr
+            k = min(k, kr)
+        more += k
+    return RoomBound(ref, replicas, len(owned), more, alone, nodes, excluded, evict_below is not None)
+
+
+BOUND_SLACK = 1000  # counts this close past the bound still get the solver's detailed why
+
+
+def past_bound(snap: Snapshot, ref: WorkloadRef, replicas: int | None, slack: int = BOUND_SLACK) -> RoomBound | None:
+    """The bound when ``replicas`` (default spec.replicas) is more than ``slack`` past it, else
+    None.  Counts just past it are left to the full check, whose explanation names the zones and
+    nodes that run out; farther ones are answered by the arithmetic alone, without planning pods."""
+    n = find_workload(snap, ref).replicas if replicas is None else replicas
+    if n <= slack:
+        return None
+    b = room_bound(snap, ref, n)
+    return b if n > b.max_replicas + slack else None

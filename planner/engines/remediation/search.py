@@ -32,7 +32,14 @@ from typing import Any
 
 from models.solve import SolveOptions
 from planner.engines.remediation.actions import ACTION_TYPES, Action, Cost, Plan
-from planner.engines.remediation.candidates import Context, Failure, generate, replay_generate, scale_to_action
+from planner.engines.remediation.candidates import (
+    MAX_ADDED_PER_ZONE,
+    Context,
+    Failure,
+    generate,
+    replay_generate,
+    scale_to_action,
+)
 from planner.engines.remediation.jsonpatch import PatchError
 from planner.engines.remediation.screen import ACTION_KINDS, screen
 from planner.engines.remediation.verify import (
@@ -45,7 +52,7 @@ from planner.engines.remediation.verify import (
     parse_goal_steps,
     run_goal_steps,
 )
-from planner.engines.workloads import find_workload, plan_workload
+from planner.engines.workloads import BOUND_SLACK, find_workload, plan_workload
 from planner.errors import UnknownResult, UsageError
 from planner.snapshot import Snapshot
 
@@ -88,6 +95,27 @@ class Outcome:
             "notes": self.notes,
             "stats": self.stats,
         }
+
+
+def past_any_plan(snap: Snapshot, goal: Goal) -> str:
+    """Why no plan can reach the goal's replica count, or "": a bound no action can lift.  Every
+    replica takes a pod slot; the actions change no node's allocatable pod slots and add at most
+    MAX_ADDED_PER_ZONE nodes per zone (and per the nodes without one), each cloned from a node
+    read, so no plan's cluster has more slots than every node's allocatable pods plus that many
+    nodes of the largest.  (Other pods may be scaled away and requests changed: only the slots
+    count.)"""
+    n = goal.replicas
+    if goal.kind not in ("replicas", "scale") or n is None or n <= BOUND_SLACK:
+        return ""
+    slots = [node.allocatable.get("pods", 0) for node in snap.nodes.values()]
+    groups = len(snap.zones) + 1
+    ceiling = sum(slots) + groups * MAX_ADDED_PER_ZONE * max(slots, default=0)
+    if n <= ceiling:
+        return ""
+    return (
+        f"{n:,} replicas are past any plan: the {len(slots):,} node(s) have {sum(slots):,} pod slots in all, and adding up to "
+        f"{MAX_ADDED_PER_ZONE} node(s) in each of {groups} zone group(s) (at most {max(slots, default=0):,} slots each) gives at most {ceiling:,}"
+    )
 
 
 def check_forbid(forbid: Iterable[str]) -> list[str]:
@@ -253,6 +281,9 @@ def remediate(
     opts = opts or SolveOptions()
     forbidden = set(check_forbid(forbid))
     find_workload(snap, goal.ref)
+    beyond = past_any_plan(snap, goal)
+    if beyond:  # no plan can exist: refused before any check or replay plans a pod
+        return Outcome(goal, False, beyond, notes=["no plan searched: the goal is past what any plan could reach"])
     now = is_ok_now(snap, goal, opts, seed)
     if now.ok:
         return Outcome(goal, True, "", notes=["nothing to fix: the goal holds on the snapshot as read"])
