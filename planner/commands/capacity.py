@@ -66,6 +66,8 @@ def render_capacity(r: dict) -> str:
                 lines.append(f"    {g['group']}: {g['count']} like {g['template']} in {g['zone'] or '(no zone)'}{overhead}")
         else:
             lines.append(f"  add nodes: {an.get('message')}")
+    for n in r.get("notes", []):
+        lines.append(f"  note: {n}")
     return "\n".join(lines)
 
 

@@ -21,6 +21,9 @@ DefaultPreemption, not modelled).
   the vectorised kernel (planner/scheduler/plugins/<plugin>/kernels.py) that
   planner.scheduler.scoring runs instead.
 * ``POST_FILTER_PLUGINS``: DefaultPreemption (plugins/defaultpreemption/), a ``PostFilterPlugin``.
+* ``Profile`` / ``DEFAULT_PROFILE``: a scheduling profile (filters, score plugins with weights,
+  NodeResourcesFit's strategy, PodTopologySpread's defaults); the default one is the lists above,
+  the others come from --scheduler-config (planner.scheduler.config).
 """
 
 from __future__ import annotations
