@@ -9,6 +9,7 @@ from planner.engines.workloads import parse_workload
 from planner.errors import UsageError
 from planner.load import Limits, load_snapshot, read_scheduler_config, read_steps
 from planner.output import note, progress
+from planner.scheduler.config import has_kernel
 
 POD_MANAGEMENT = ("OrderedReady", "Parallel", "OrderedScheduled")
 
@@ -71,7 +72,7 @@ def simulate_command(
         )
         for prof in config.profiles.values():
             result["notes"].extend(prof.notes)
-            if not prof.fit_strategy.is_default:
+            if not has_kernel(prof):
                 result["notes"].append(
                     f"profile {prof.scheduler_name}: NodeResourcesFit {prof.fit_strategy.type} scores with the reference "
                     "scorer (no vectorised kernel)"

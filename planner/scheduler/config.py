@@ -341,7 +341,7 @@ def _profile(errs: _Errors, path: str, rp: dict, name: str, pct: int) -> Profile
         s: ScorePlugin = base
         if n == fit.NAME and not strategy.is_default:
             pre, sc = fit.strategy_scorer(strategy)
-            s = Scorer(fit.NAME, weights[n], pre, sc)  # no kernel: the reference Score (replay too)
+            s = Scorer(fit.NAME, weights[n], pre, sc, kernel=_fit_kernel(strategy))
         elif weights[n] != base.weight:
             s = replace(base, weight=weights[n])  # type: ignore[type-var]
         scorers.append(s)
@@ -376,6 +376,25 @@ def feasibility_notes(config: SchedulerConfig, profile: Profile) -> list[str]:
     if not disabled and not profile.spread_defaults_do_not_schedule:
         out.append("the profile's filters are the default profile's: the answer holds for it")
     return out
+
+
+def _fit_kernel(strategy: fit.ScoringStrategy) -> Any:
+    """The vectorised NodeResourcesFit Score for a non-default strategy: MostAllocated on cpu and
+    memory (any weights) has one (noderesources/kernels.py, held equal to the reference); the
+    others (RequestedToCapacityRatio, other resources) have none and score with the reference."""
+    from planner.scheduler.plugins.noderesources import kernels
+
+    res = dict(strategy.resources)
+    if strategy.type == fit.MOST_ALLOCATED and len(strategy.resources) == 2 and set(res) == {"cpu", "memory"}:
+        return kernels.most_allocated_kernel(res["cpu"], res["memory"])
+    if strategy.type == fit.LEAST_ALLOCATED and strategy.resources == fit.DEFAULT_STRATEGY.resources:
+        return kernels.fit_score
+    return None
+
+
+def has_kernel(profile: Profile) -> bool:
+    """Whether the profile's NodeResourcesFit Score runs vectorised in the replay."""
+    return all(s.kernel is not None for s in profile.scorers if s.name == fit.NAME)
 
 
 # --------------------------------------------------------------------------- plugin args

@@ -76,3 +76,40 @@ def test_most_requested_score():
     assert most_allocated.most_requested_score(15, 10) == 100  # capped at capacity
     assert most_allocated.most_requested_score(5, 0) == 0
     assert most_allocated.most_resource_scorer([0, 5], [0, 10], [3, 1]) == 50  # no allocatable: left out
+
+
+@pytest.mark.parametrize("weights", [(1, 1), (1, 3), (7, 2)])
+def test_kernel_equals_reference(weights):
+    """The replay's vectorised MostAllocated (kernels.most_allocated_kernel) equals the reference
+    Score on random clusters, pods without requests (non-zero defaults) and overcommitted nodes too."""
+    import random
+
+    from planner.scheduler import scoring
+    from tests.builders import cluster, node, pod
+    from tests.scheduler.plugins.noderesources.strategies import fit_profile
+
+    prof = fit_profile({"type": "MostAllocated", "resources": [{"name": "cpu", "weight": weights[0]},
+                                                               {"name": "memory", "weight": weights[1]}]})
+    fit_plugin = next(s for s in prof.scorers if s.name == "NodeResourcesFit")
+    assert fit_plugin.kernel is not None
+    rng = random.Random(sum(weights))
+    for _ in range(30):
+        nodes = [node(f"n{i}", cpu=rng.choice([0, 1000, 4000]), memory=rng.choice([0, 2**30, 2**34])) for i in range(rng.randint(1, 40))]
+        existing = [pod(f"e{j}", node_name=rng.choice(nodes).name,
+                        **({} if rng.random() < 0.3 else {"cpu": rng.randint(0, 3000), "memory": rng.randint(0, 2**33)}))
+                    for j in range(rng.randint(0, 60))]
+        incoming = pod("in", **({} if rng.random() < 0.3 else {"cpu": rng.randint(0, 2000), "memory": rng.randint(0, 2**32)}))
+        c = cluster(nodes, existing)
+        names = [n.name for n in nodes if rng.random() < 0.8] or [nodes[0].name]
+        fast = dict(scoring.run_score_plugins(incoming, c, names, (fit_plugin,)))["NodeResourcesFit"]
+        ref = scoring.plugin_scores("NodeResourcesFit", incoming, c, names, (fit_plugin,))
+        assert fast is not None and ref is not None
+        assert [s // 1 for s in fast] == [r * fit_plugin.weight for r in ref]
+
+
+def test_requested_to_capacity_ratio_has_no_kernel():
+    from tests.scheduler.plugins.noderesources.strategies import fit_profile
+
+    prof = fit_profile({"type": "RequestedToCapacityRatio",
+                        "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}})
+    assert next(s for s in prof.scorers if s.name == "NodeResourcesFit").kernel is None  # the reference scores
