@@ -90,6 +90,16 @@ def render(
     return 0
 
 
+SchedulerConfigOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler-config",
+        help="A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1, YAML or JSON): the profiles' plugins, weights, NodeResourcesFit scoringStrategy and PodTopologySpread defaultConstraints, for a scheduler that is not the default (docs/semantics.md).",
+        show_default=False,
+    ),
+]
+
+
 @app.command()
 def explain(
     paths: Snapshots,
@@ -103,6 +113,7 @@ def explain(
             help="Also score the nodes that pass every filter: each score plugin's normalized score (0..100) and weight, and the weighted total, highest first.",
         ),
     ] = False,
+    scheduler_config: SchedulerConfigOpt = None,
     out: OutputOpt = Format.table,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
@@ -111,7 +122,7 @@ def explain(
 
     if (pod is None) == (pod_file is None):
         raise UsageError("explain: give exactly one of --pod NAMESPACE/NAME or --pod-file POD.yaml")
-    result = explain_pod(paths, pod=pod, pod_file=pod_file, namespace=namespace, limits=_limits(max_bytes), scores=scores)
+    result = explain_pod(paths, pod=pod, pod_file=pod_file, namespace=namespace, limits=_limits(max_bytes), scores=scores, scheduler_config=scheduler_config)
     output.emit(result, out.value, render_table)
     return 0 if result["schedulable"] else 1
 
@@ -138,12 +149,13 @@ def check(
     time_limit: TimeLimitOpt = 30.0,
     seed: SeedOpt = 0,
     workers: WorkersOpt = 2,
+    scheduler_config: SchedulerConfigOpt = None,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Prove whether workloads can reach N replicas: a verified placement, or a minimal why-not."""
     from planner.commands.check import check_command, render_check
 
-    result = check_command(paths, workload, replicas, namespace, _solve_opts(time_limit, seed, workers), _limits(max_bytes))
+    result = check_command(paths, workload, replicas, namespace, _solve_opts(time_limit, seed, workers), _limits(max_bytes), scheduler_config)
     output.emit(result, out.value, render_check)
     return 0 if result["schedulable"] else 1
 
@@ -161,12 +173,13 @@ def capacity(
     time_limit: TimeLimitOpt = 30.0,
     seed: SeedOpt = 0,
     workers: WorkersOpt = 2,
+    scheduler_config: SchedulerConfigOpt = None,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Which replica counts are schedulable, surviving a zone loss, and nodes to add."""
     from planner.commands.capacity import capacity_command, render_capacity
 
-    result = capacity_command(paths, workload, namespace, rng, zone_failure, add_nodes, plot, _solve_opts(time_limit, seed, workers), _limits(max_bytes))
+    result = capacity_command(paths, workload, namespace, rng, zone_failure, add_nodes, plot, _solve_opts(time_limit, seed, workers), _limits(max_bytes), scheduler_config)
     output.emit(result, out.value, render_capacity)
     failing = any(not r["schedulable"] for r in result["replicas"]) or bool((result.get("bound") or {}).get("past"))
     failing = failing or any(not z["schedulable"] for z in result.get("zone_failure", []))
@@ -188,6 +201,7 @@ def simulate(
     steps: Annotated[str | None, typer.Option("--steps", help="A YAML file with a list of steps (docs/simulate.md).")] = None,
     pod_management: Annotated[str | None, typer.Option("--pod-management", help="Replay StatefulSets under OrderedReady, Parallel or OrderedScheduled (a what-if).")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the scheduler's tie-breaks.")] = 0,
+    scheduler_config: SchedulerConfigOpt = None,
     out: OutputOpt = Format.table,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
@@ -202,6 +216,7 @@ def simulate(
         pod_management,
         seed,
         _limits(max_bytes),
+        scheduler_config,
     )
     output.emit(result, out.value, render_simulate)
     return 0 if result["completed"] else 1

@@ -11,8 +11,9 @@ from planner.engines.capacity import capacity, parse_range
 from planner.engines.workloads import parse_workload
 from planner.errors import UsageError
 from planner.files import write_with
-from planner.load import Limits, load_snapshot
+from planner.load import Limits, load_snapshot, read_scheduler_config
 from planner.output import note, progress, table
+from planner.scheduler.config import feasibility_notes
 
 
 def capacity_command(
@@ -25,11 +26,15 @@ def capacity_command(
     plot: str | None,
     opts: SolveOptions,
     limits: Limits,
+    scheduler_config: str | None = None,
 ) -> dict[str, Any]:
+    config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
     snap = load_snapshot(paths, limits, notice=note)
     ref = parse_workload(workload, namespace)
     r = parse_range(rng) if rng else None
     result = capacity(snap, ref, r, zone_failure, add_nodes, opts, progress=progress)
+    if config is not None:
+        result.setdefault("notes", []).extend(feasibility_notes(config, config.main))
     if plot:
         write_plot(result, snap, plot)
         note(f"wrote {plot}")
@@ -65,6 +70,8 @@ def render_capacity(r: dict) -> str:
                 lines.append(f"    {g['group']}: {g['count']} like {g['template']} in {g['zone'] or '(no zone)'}{overhead}")
         else:
             lines.append(f"  add nodes: {an.get('message')}")
+    for n in r.get("notes", []):
+        lines.append(f"  note: {n}")
     return "\n".join(lines)
 
 

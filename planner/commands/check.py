@@ -9,15 +9,23 @@ from models.solve import SolveOptions
 from planner.engines.check import check_replicas
 from planner.engines.workloads import parse_workload
 from planner.errors import UsageError
-from planner.load import Limits, load_snapshot
+from planner.load import Limits, load_snapshot, read_scheduler_config
 from planner.output import note, table
+from planner.scheduler.config import feasibility_notes
 
 
 def check_command(
-    paths: Iterable[str], workloads: list[str], replicas: int | None, namespace: str | None, opts: SolveOptions, limits: Limits
+    paths: Iterable[str],
+    workloads: list[str],
+    replicas: int | None,
+    namespace: str | None,
+    opts: SolveOptions,
+    limits: Limits,
+    scheduler_config: str | None = None,
 ) -> dict[str, Any]:
     if not workloads:
         raise UsageError("check: give at least one --workload KIND/NAME")
+    config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
     snap = load_snapshot(paths, limits, notice=note)
     refs = [parse_workload(w, namespace) for w in workloads]
     out = check_replicas(snap, refs, replicas, opts)
@@ -32,7 +40,7 @@ def check_command(
         "explanation": out.explanation,
         "kept": sorted(p.key for plan in out.plans for p in plan.keep),
         "removed": sorted(p.key for plan in out.plans for p in plan.remove),
-        "notes": out.notes + snap.notes,
+        "notes": out.notes + snap.notes + ([] if config is None else feasibility_notes(config, config.main)),
         # timings stay out of the JSON so that identical inputs give identical output
         "stats": {k: v for k, v in out.stats.items() if k != "solve_seconds"},
     }

@@ -8,9 +8,11 @@ from dataclasses import replace
 from planner.domain import Pod
 from planner.engines.explain import explain
 from planner.errors import InputError, UsageError
-from planner.load import Limits, build_snapshot, load_snapshot, read_objects, validate_raw
+from planner.load import Limits, build_snapshot, load_snapshot, read_objects, read_scheduler_config, validate_raw
 from planner.output import note, table
 from planner.priority import resolve_spec
+from planner.scheduler.config import SchedulerConfig
+from planner.scheduler.registry import Profile
 
 
 def split_name(ref: str, namespace: str | None) -> tuple[str, str]:
@@ -51,7 +53,9 @@ def explain_pod(
     namespace: str | None,
     limits: Limits,
     scores: bool = False,
+    scheduler_config: str | None = None,
 ) -> dict:
+    config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
     snap = load_snapshot(paths, limits, notice=note)
     notes = list(snap.notes)
     if pod_file is not None:
@@ -66,7 +70,23 @@ def explain_pod(
         if key not in snap.pods:
             raise InputError(f"pod {key} not found in the input ({len(snap.pods)} pods read)")
         target = snap.pods[key]
-    return explain(snap, target, notes, scores=scores)
+    profile = None
+    if config is not None:
+        profile = config.profile_for(target.spec.scheduler_name)
+        if profile is None:
+            profile = config.main
+            notes.append(
+                f"pod {target.key} names schedulerName {target.spec.scheduler_name!r}, which {scheduler_config} has no "
+                f"profile for; explained with profile {profile.scheduler_name!r}"
+            )
+        notes.extend(profile_notes(config, profile))
+    return explain(snap, target, notes, scores=scores, profile=profile)
+
+
+def profile_notes(config: SchedulerConfig, profile: Profile) -> list[str]:
+    """What the notes say of the --scheduler-config profile used: its name, and what it leaves out."""
+    out = [f"scheduler profile {profile.scheduler_name!r} from {config.source}"]
+    return out + list(profile.notes) + list(config.notes)
 
 
 # --------------------------------------------------------------------------- table

@@ -7,14 +7,16 @@ from typing import Any
 
 from planner.engines.workloads import parse_workload
 from planner.errors import UsageError
-from planner.load import Limits, load_snapshot, read_steps
+from planner.load import Limits, load_snapshot, read_scheduler_config, read_steps
 from planner.output import note, progress
+from planner.scheduler.config import has_kernel
 
 POD_MANAGEMENT = ("OrderedReady", "Parallel", "OrderedScheduled")
 
 
 def simulate_command(
-    paths: Iterable[str], workloads: list[str], namespace: str | None, ops: dict, pod_management: str | None, seed: int, limits: Limits
+    paths: Iterable[str], workloads: list[str], namespace: str | None, ops: dict, pod_management: str | None, seed: int, limits: Limits,
+    scheduler_config: str | None = None,
 ) -> dict[str, Any]:
     from planner.engines.replay import Simulator, Step, parse_steps
 
@@ -24,6 +26,7 @@ def simulate_command(
         raise UsageError(f"--pod-management {pod_management!r}: supported values: {', '.join(POD_MANAGEMENT)}")
     if ops.get("set_image") and not ops.get("rollout"):
         raise UsageError("--set-image needs --rollout")
+    config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
     snap = load_snapshot(paths, limits, notice=note)
     refs = [parse_workload(w, namespace) for w in workloads]
     from planner.engines.workloads import find_workload
@@ -52,7 +55,7 @@ def simulate_command(
     if not steps and snap.scenario and snap.scenario.get("steps"):
         steps = parse_steps(snap.scenario["steps"], snap, namespace, f"Scenario {snap.scenario['name']}")
     policy = "OrderedReady" if pod_management == "OrderedScheduled" else pod_management
-    sim = Simulator(snap, seed=seed, pod_management=policy, progress=progress)
+    sim = Simulator(snap, seed=seed, pod_management=policy, progress=progress, scheduler_config=config)
     result = sim.run(steps, refs)
     result["workloads"] = [str(r) for r in refs]
     result["seed"] = seed
@@ -63,6 +66,18 @@ def simulate_command(
             "bound in this replay, so it behaves as OrderedReady with no start-up time"
         )
     result.setdefault("notes", []).extend(snap.notes)
+    if config is not None:
+        result["notes"].append(
+            f"scheduler profiles from {scheduler_config}: {', '.join(config.profiles)} (pods of other schedulerNames are not scheduled)"
+        )
+        for prof in config.profiles.values():
+            result["notes"].extend(prof.notes)
+            if not has_kernel(prof):
+                result["notes"].append(
+                    f"profile {prof.scheduler_name}: NodeResourcesFit {prof.fit_strategy.type} scores with the reference "
+                    "scorer (no vectorised kernel)"
+                )
+        result["notes"].extend(config.notes)
     return result
 
 

@@ -12,12 +12,13 @@ from planner.domain import Pod
 from planner.engines.workloads import base_cluster
 from planner.scheduler import runtime
 from planner.scheduler.framework import ClusterState
+from planner.scheduler.registry import DEFAULT_PROFILE, Profile
 from planner.snapshot import Snapshot
 
 MIN_FEASIBLE_NODES_TO_FIND = 100  # schedule_one.go minFeasibleNodesToFind (planner.engines.replay)
 
 
-def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None, *, scores: bool = False) -> dict:
+def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None, *, scores: bool = False, profile: Profile | None = None) -> dict:
     """The explanation of ``target`` against ``snap`` (the pod itself is taken out of the cluster).
 
     ``scores``: every node that passes the filters gets ``scores`` (per score plugin that ran, in
@@ -26,7 +27,11 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None, *, scor
     plugin whose PreScore returned Skip is left out of every node's ``scores`` (it adds nothing, as
     in scoring.score_nodes) and named in ``skipped_score_plugins``; ``nodes`` is then sorted by
     ``total_score``, highest first, ties in the snapshot's node order, and the nodes that fail a
-    filter follow in that order without scores.  Without feasible nodes nothing is scored."""
+    filter follow in that order without scores.  Without feasible nodes nothing is scored.
+
+    ``profile``: the scheduling profile (--scheduler-config; the default profile when None): its
+    filters are run, and its score plugins and weights score."""
+    prof = profile or DEFAULT_PROFILE
     notes = list(notes or [])
     cluster = base_cluster(snap).clone()
     existing = snap.pods.get(target.key)
@@ -38,7 +43,7 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None, *, scor
         )
     if target.spec.node_name:
         target = _unbound(target)
-    ev = runtime.evaluate(target, cluster)
+    ev = runtime.evaluate(target, cluster, prof.filters)
     nodes = []
     for res in ev.nodes:
         ni = cluster.by_name[res.name]
@@ -64,13 +69,13 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None, *, scor
         "notes": notes,
     }
     if not ev.schedulable:
-        out["preemption"] = _preemption(snap, target, cluster, ev)
+        out["preemption"] = _preemption(snap, target, cluster, ev, prof)
     if scores and ev.feasible_nodes:
-        out["nodes"], out["skipped_score_plugins"] = _scored(target, cluster, ev.feasible_nodes, nodes, notes)
+        out["nodes"], out["skipped_score_plugins"] = _scored(target, cluster, ev.feasible_nodes, nodes, notes, prof)
     return out
 
 
-def _preemption(snap: Snapshot, pod: Pod, cluster: ClusterState, ev: runtime.Evaluation) -> dict:
+def _preemption(snap: Snapshot, pod: Pod, cluster: ClusterState, ev: runtime.Evaluation, profile: Profile = DEFAULT_PROFILE) -> dict:
     """DefaultPreemption's PostFilter for the pod (planner/scheduler/plugins/defaultpreemption):
     whether preemption would help, the node kube-scheduler would nominate and its victims (the
     dry run from offset 0: upstream starts at a random node, so among equally good nodes the
@@ -79,7 +84,8 @@ def _preemption(snap: Snapshot, pod: Pod, cluster: ClusterState, ev: runtime.Eva
     from planner.scheduler.plugins.defaultpreemption import preemption
 
     statuses = {n.name: n.failures[0] for n in ev.nodes if n.failures}
-    res = preemption.post_filter(pod, cluster, statuses, preemption_pdbs(snap), 0)
+    plugins = None if profile.filters == DEFAULT_PROFILE.filters else profile.filters
+    res = preemption.post_filter(pod, cluster, statuses, preemption_pdbs(snap), 0, plugins)
     return {
         "priority": pod.spec.priority,
         "priority_class": pod.spec.priority_class_name,
@@ -93,13 +99,15 @@ def _preemption(snap: Snapshot, pod: Pod, cluster: ClusterState, ev: runtime.Eva
     }
 
 
-def _scored(pod: Pod, cluster: ClusterState, feasible: list[str], nodes: list[dict], notes: list[str]) -> tuple[list[dict], list[str]]:
+def _scored(
+    pod: Pod, cluster: ClusterState, feasible: list[str], nodes: list[dict], notes: list[str], profile: Profile
+) -> tuple[list[dict], list[str]]:
     """``nodes`` with the feasible ones scored (scoring.score_breakdown: the replay's score phase)
     and ranked by total, highest first (a stable sort: ties keep the snapshot's node order, the
     order selectHost meets them in); the plugins PreScore skipped."""
     from planner.scheduler import scoring
 
-    breakdown = scoring.score_breakdown(pod, cluster, feasible)
+    breakdown = scoring.score_breakdown(pod, cluster, feasible, profile.scorers)
     skipped = [name for name, _w, s in breakdown if s is None]
     ran = [(name, w, s) for name, w, s in breakdown if s is not None]
     pos = {n: i for i, n in enumerate(feasible)}

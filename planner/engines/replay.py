@@ -58,9 +58,11 @@ from planner.errors import InputError, UsageError
 from planner.scheduler import arrays as score_arrays
 from planner.scheduler import runtime
 from planner.scheduler.binding import bind_pod
+from planner.scheduler.config import SchedulerConfig
 from planner.scheduler.fastfilter import FastFilter, supports
 from planner.scheduler.framework import ClusterState
 from planner.scheduler.plugins.defaultpreemption import preemption
+from planner.scheduler.registry import DEFAULT_PROFILE, DEFAULT_SCHEDULER_NAME, Profile
 from planner.snapshot import Snapshot
 
 MAX_ROUNDS = 10_000
@@ -119,7 +121,14 @@ class Simulator:
         progress: Callable[[str], None] | None = None,
         fast: bool = True,
         incremental: bool = True,
+        scheduler_config: SchedulerConfig | None = None,
     ) -> None:
+        # --scheduler-config: the profiles pods are scheduled by (spec.schedulerName); None: the
+        # default profile alone, for pods of default-scheduler
+        self.config = scheduler_config
+        self._profiles: dict[str, Profile] = (
+            dict(scheduler_config.profiles) if scheduler_config is not None else {DEFAULT_SCHEDULER_NAME: DEFAULT_PROFILE}
+        )
         was_enabled = gc.isenabled()
         gc.disable()  # as in run(): building the cluster and the indexes makes no cycles
         try:
@@ -264,22 +273,24 @@ class Simulator:
             pending = [p for p in self.snap.pods.values() if not p.spec.node_name and not p.terminal and not p.terminating]
             order = {k: i for i, k in enumerate(self.snap.pods)}
             pending.sort(key=lambda p: (-p.spec.priority, order[p.key]))
-            return [p for p in pending if p.spec.scheduler_name == "default-scheduler"]
+            return [p for p in pending if p.spec.scheduler_name in self._profiles]
         pods, seq = self.snap.pods, self._seq
         pending = [p for p in map(pods.__getitem__, self._unbound) if not p.terminal and not p.terminating]
         pending.sort(key=lambda p: (-p.spec.priority, seq[p.key]))
-        return [p for p in pending if p.spec.scheduler_name == "default-scheduler"]
+        return [p for p in pending if p.spec.scheduler_name in self._profiles]
 
     def _schedule_pass(self) -> bool:
         """One pass of the scheduling queue: every Pending pod tried once, in order."""
         moved = False
         for pod in self._queue():
-            if self.fast is not None and supports(pod):
+            profile = self._profiles[pod.spec.scheduler_name]
+            if self.fast is not None and profile.default_filters and supports(pod):
                 positions = self.fast.feasible_positions(pod)
             else:
-                names = runtime.feasible_nodes(pod, self.cluster)
+                # a profile whose filters differ from the default's: the filter plugins themselves
+                names = runtime.feasible_nodes(pod, self.cluster, profile.filters)
                 positions = np.array([self.pos[n] for n in names], dtype=np.int64)
-            chosen = self._nodes_to_score(positions)
+            chosen = self._nodes_to_score(positions, profile.percentage_of_nodes_to_score)
             if not len(chosen):
                 if self._preempt(pod):
                     moved = True
@@ -293,7 +304,7 @@ class Simulator:
                 host = feasible[0]
             else:
                 # scoring.score_nodes and select_host, on arrays (the positions are known)
-                totals = score_arrays.score_positions(pod, self.cluster, feasible, chosen)
+                totals = score_arrays.score_positions(pod, self.cluster, feasible, chosen, profile.scorers)
                 host = feasible[score_arrays.select_index(totals, self.rng)]
             self._bind(pod, host)
             moved = True
@@ -331,10 +342,11 @@ class Simulator:
         of its own or a higher priority, so preemption cannot loop."""
         if pod.spec.preemption_policy == preemption.PREEMPT_NEVER or pod.spec.priority <= self._min_priority():
             return False
-        ev = runtime.evaluate(pod, self.cluster)
+        filters = self._filters(pod)
+        ev = runtime.evaluate(pod, self.cluster, filters)
         statuses = {n.name: n.failures[0] for n in ev.nodes if n.failures}
         offset = self.rng.randrange(len(self.cluster.node_infos)) if self.cluster.node_infos else 0
-        result = preemption.post_filter(pod, self.cluster, statuses, preemption_pdbs(self.snap), offset)
+        result = preemption.post_filter(pod, self.cluster, statuses, preemption_pdbs(self.snap), offset, filters)
         if result.node is None:
             return False
         node = result.node
@@ -347,11 +359,18 @@ class Simulator:
         self.snap.pods[pod.key] = nominated
         if self.ctrl is not None:
             self.ctrl.pod_changed(nominated)
-        if preemption.fits_on_node(nominated, self.cluster, node) is None:
+        if preemption.fits_on_node(nominated, self.cluster, node, filters) is None:
             self._bind(nominated, node)
         return True  # else nominated: tried again with the queue
 
-    def _nodes_to_score(self, positions: np.ndarray) -> np.ndarray:
+    def _filters(self, pod: Pod) -> Any:
+        """The filter plugins of the pod's profile; None (the default list) for the default's."""
+        prof = self._profiles.get(pod.spec.scheduler_name)
+        if prof is None or prof.filters == DEFAULT_PROFILE.filters:
+            return None
+        return prof.filters
+
+    def _nodes_to_score(self, positions: np.ndarray, percentage: int = 0) -> np.ndarray:
         """schedule_one.go findNodesThatPassFilters: nodes are examined from nextStartNodeIndex and
         the search stops once numFeasibleNodesToFind nodes passed (adaptive percentage: 50% minus
         1% per 125 nodes, at least 5%, at least 100 nodes); the next pod starts where it stopped.
@@ -360,7 +379,7 @@ class Simulator:
         n = len(self.cluster.node_infos)
         if not len(positions):
             return positions  # every node examined: nextStartNodeIndex moves a full turn
-        want = num_feasible_nodes_to_find(n)
+        want = num_feasible_nodes_to_find(n, percentage)
         if want >= n:
             return positions
         start = self.next_start
@@ -640,7 +659,7 @@ class Simulator:
             pod = self.snap.pods.get(key)
             if pod is None:
                 continue
-            ev = runtime.evaluate(pod, self.cluster)
+            ev = runtime.evaluate(pod, self.cluster, self._filters(pod))
             entry = {"pod": key, "since_step": since, "reasons": [ev.summary()] + _node_reasons(ev)}
             if since > 0 or any(owned_by(self.snap, pod, r) for r in watch):
                 stuck.append(entry)

@@ -21,9 +21,10 @@ from planner import convert
 from planner.domain import KINDS
 from planner.errors import InputError
 from planner.load.reader import Limits, iter_bytes, parse_bytes
+from planner.scheduler.config import SchedulerConfig, parse_config
 from planner.snapshot import Snapshot
 
-__all__ = ["Limits", "RawInput", "load_snapshot", "read_objects", "collect_paths"]
+__all__ = ["Limits", "RawInput", "load_snapshot", "read_objects", "collect_paths", "read_scheduler_config"]
 
 _EXTS = (".yaml", ".yml", ".json")
 
@@ -481,3 +482,14 @@ def read_steps(path: str, limits: Limits | None = None) -> Any:
     if isinstance(raw, dict) and "steps" in raw:
         raw = raw["steps"]
     return raw
+
+
+def read_scheduler_config(path: str, limits: Limits | None = None) -> SchedulerConfig:
+    """The --scheduler-config FILE: one KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1),
+    YAML or JSON, read within the limits and validated (planner.scheduler.config.parse_config:
+    one line per problem, exit 2)."""
+    limits = limits or Limits()
+    docs = [d for d in parse_bytes(_read(path, limits), path, limits) if d is not None]
+    if len(docs) != 1:
+        raise InputError(f"{path}: expected one KubeSchedulerConfiguration document, found {len(docs)}")
+    return parse_config(docs[0], path)

@@ -6,6 +6,9 @@ What is where (upstream: kubernetes/kubernetes pkg/scheduler/..., Kubernetes v1.
   fit_error_summary (framework/interface.go, framework/types.go, FitError).
 * ``registry.py``: the typed plugin interfaces (FilterPlugin, ScorePlugin) and the default
   profile's plugins in upstream order, with the score weights (apis/config/v1/default_plugins.go).
+* ``config.py``: a KubeSchedulerConfiguration (--scheduler-config) validated and merged into
+  per-profile ``registry.Profile`` objects (apis/config/v1 defaults and mergePlugins, the
+  framework's expandMultiPointPlugins and getScoreWeights, apis/config/validation).
 * ``runtime.py``: evaluate / feasible_nodes, PreFilter and Filter over every node
   (framework/runtime/framework.go, schedule_one.go findNodesThatPassFilters).
 * ``scoring.py``: the score phase and selectHost (framework/runtime/framework.go RunScorePlugins,
@@ -23,7 +26,10 @@ What is where (upstream: kubernetes/kubernetes pkg/scheduler/..., Kubernetes v1.
   (PreFilter, Filter), ``scoring.py`` (PreScore, Score, NormalizeScore), ``kernels.py`` (the
   vectorised equivalents), ``problem.py`` (what the CP-SAT problem, planner.engines.problem,
   takes from the plugin).  noderesources names its files as upstream: fit.py (NodeResourcesFit's
-  Filter and Score), least_allocated.py, balanced_allocation.py, resource_allocation.py.
+  Filter and Score; its scoring strategies), least_allocated.py, most_allocated.py,
+  requested_to_capacity_ratio.py, balanced_allocation.py, resource_allocation.py.
+  ``plugins/helper/shape_score.py``: BuildBrokenLinearFunction (VolumeBinding and
+  RequestedToCapacityRatio).
 
 The CP-SAT encodings of the plugins are in models/ (models/podtopologyspread.py,
 models/interpodaffinity.py, models/noderesources.py, models/nodevolumelimits.py, models/volumebinding.py); the plugins'

@@ -309,9 +309,10 @@ def gather(full: np.ndarray, arr: ClusterArrays) -> np.ndarray:
 _scoring: Any = None  # planner.scheduler.scoring, once imported
 
 
-def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: np.ndarray) -> np.ndarray:
+def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: np.ndarray, plugins: Any = None) -> np.ndarray:
     """planner.scheduler.scoring.score_nodes' totals as an array in ``feasible`` order, for a caller
-    that knows the nodes' positions ``idx`` (the replay)."""
+    that knows the nodes' positions ``idx`` (the replay); ``plugins``: a profile's score plugins
+    (the default profile's when None)."""
     global _scoring
     if _scoring is None:
         from planner.scheduler import scoring  # it imports this module
@@ -319,7 +320,7 @@ def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: n
         _scoring = scoring
     arrays(cluster).known_positions(feasible, idx)
     total = np.zeros(len(feasible), dtype=np.int64)
-    for _name, s in _scoring._run(pod, cluster, feasible):
+    for _name, s in _scoring._run(pod, cluster, feasible, plugins):
         if s is not None:
             total += s
     return total

@@ -21,6 +21,9 @@ DefaultPreemption, not modelled).
   the vectorised kernel (planner/scheduler/plugins/<plugin>/kernels.py) that
   planner.scheduler.scoring runs instead.
 * ``POST_FILTER_PLUGINS``: DefaultPreemption (plugins/defaultpreemption/), a ``PostFilterPlugin``.
+* ``Profile`` / ``DEFAULT_PROFILE``: a scheduling profile (filters, score plugins with weights,
+  NodeResourcesFit's strategy, PodTopologySpread's defaults); the default one is the lists above,
+  the others come from --scheduler-config (planner.scheduler.config).
 """
 
 from __future__ import annotations
@@ -182,4 +185,60 @@ SCORE_PLUGINS: tuple[ScorePlugin, ...] = (
     _scorer(imagelocality_scoring, 1),
 )
 
-__all__ = ["FILTER_PLUGINS", "POST_FILTER_PLUGINS", "SCORE_PLUGINS", "FilterPlugin", "PostFilterPlugin", "Kernel", "ScoreModule", "ScorePlugin", "Scorer"]
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One scheduling profile (a KubeSchedulerProfile as planner runs it): its filter plugins in
+    order, its score plugins with their weights, NodeResourcesFit's scoring strategy,
+    PodTopologySpread's default constraints, percentageOfNodesToScore, and notes on the parts of
+    the configuration planner does not model.  ``DEFAULT_PROFILE`` is the default profile (today's
+    behaviour); planner.scheduler.config builds the others from a KubeSchedulerConfiguration."""
+
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    filters: tuple[FilterPlugin, ...] = FILTER_PLUGINS
+    scorers: tuple[ScorePlugin, ...] = SCORE_PLUGINS
+    fit_strategy: Any = fit.DEFAULT_STRATEGY
+    spread_defaulting: str = "System"  # PodTopologySpreadArgs.defaultingType: System | List
+    spread_defaults: tuple[Any, ...] = ()  # the List's TopologySpreadConstraints (no selector)
+    percentage_of_nodes_to_score: int = 0  # 0: adaptive
+    notes: tuple[str, ...] = ()
+
+    @property
+    def weights(self) -> dict[str, int]:
+        return {p.name: p.weight for p in self.scorers}
+
+    @property
+    def filter_names(self) -> tuple[str, ...]:
+        return tuple(m.NAME for m in self.filters)
+
+    @property
+    def default_filters(self) -> bool:
+        """The default profile's filters, with no DoNotSchedule default spread constraint: the
+        replay's array filter (fastfilter.py) computes exactly these."""
+        return self.filters == FILTER_PLUGINS and not self.spread_defaults_do_not_schedule
+
+    @property
+    def spread_defaults_do_not_schedule(self) -> bool:
+        return self.spread_defaulting == "List" and any(
+            c.when_unsatisfiable == "DoNotSchedule" for c in self.spread_defaults
+        )
+
+
+DEFAULT_PROFILE = Profile()
+
+__all__ = [
+    "DEFAULT_PROFILE",
+    "DEFAULT_SCHEDULER_NAME",
+    "FILTER_PLUGINS",
+    "POST_FILTER_PLUGINS",
+    "SCORE_PLUGINS",
+    "FilterPlugin",
+    "Kernel",
+    "PostFilterPlugin",
+    "Profile",
+    "ScoreModule",
+    "ScorePlugin",
+    "Scorer",
+]

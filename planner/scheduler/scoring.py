@@ -46,6 +46,7 @@ Scores are integers; a node's total is at most 1300 (100 * the sum of the weight
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -97,16 +98,21 @@ def _weighted(name: str, scores: Any, weight: int) -> np.ndarray:
     return a * weight if weight != 1 else a
 
 
-def _run(pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[tuple[str, np.ndarray | None]]:
+def _run(
+    pod: Pod, cluster: ClusterState, feasible: list[str], plugins: Sequence[ScorePlugin] | None = None
+) -> list[tuple[str, np.ndarray | None]]:
     """RunPreScorePlugins + RunScorePlugins: (plugin, weighted scores in ``feasible`` order), or
-    (plugin, None) for a plugin whose PreScore returned Skip."""
+    (plugin, None) for a plugin whose PreScore returned Skip.  ``plugins``: a profile's score
+    plugins (registry.Profile.scorers), the default profile's when None."""
+    if plugins is None:
+        plugins = PLUGINS
     if not feasible:
-        return [(p.name, np.zeros(0, dtype=np.int64)) for p in PLUGINS]
+        return [(p.name, np.zeros(0, dtype=np.int64)) for p in plugins]
     arr = score_arrays.arrays(cluster)
     idx = arr.positions(feasible)
     nodes: list[NodeInfo] | None = None
     out: list[tuple[str, np.ndarray | None]] = []
-    for p in PLUGINS:
+    for p in plugins:
         fast = p.kernel  # the plugin's vectorised Score (its kernels.py), equal to the reference
         if fast is not None:
             vec = fast(arr, idx, pod)
@@ -130,37 +136,46 @@ def _run(pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[tuple[str
     return out
 
 
-def run_score_plugins(pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[tuple[str, list[int] | None]]:
-    """(plugin, weighted scores in ``feasible`` order) per default score plugin, None when skipped."""
-    return [(name, None if s is None else s.tolist()) for name, s in _run(pod, cluster, feasible)]
+def run_score_plugins(
+    pod: Pod, cluster: ClusterState, feasible: list[str], plugins: Sequence[ScorePlugin] | None = None
+) -> list[tuple[str, list[int] | None]]:
+    """(plugin, weighted scores in ``feasible`` order) per score plugin, None when skipped."""
+    return [(name, None if s is None else s.tolist()) for name, s in _run(pod, cluster, feasible, plugins)]
 
 
-def score_breakdown(pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[tuple[str, int, list[int] | None]]:
+def score_breakdown(
+    pod: Pod, cluster: ClusterState, feasible: list[str], plugins: Sequence[ScorePlugin] | None = None
+) -> list[tuple[str, int, list[int] | None]]:
     """The score phase plugin by plugin, as planner explain --scores shows it: per default score
     plugin in profile order, (plugin, weight, its normalised scores in [0, 100] before the weight,
     in ``feasible`` order), or (plugin, weight, None) for a plugin whose PreScore returned Skip (it
     is not scored and adds nothing).  The same run as score_nodes (the replay's ``_run``): a node's
     total there is the sum of score * weight over the plugins that were not skipped."""
+    weights = PLUGIN_WEIGHTS if plugins is None else {p.name: p.weight for p in plugins}
     out: list[tuple[str, int, list[int] | None]] = []
-    for name, weighted in _run(pod, cluster, feasible):
-        w = PLUGIN_WEIGHTS[name]
+    for name, weighted in _run(pod, cluster, feasible, plugins):
+        w = weights[name]
         out.append((name, w, None if weighted is None else (weighted // w if w > 1 else weighted).tolist()))
     return out
 
 
-def score_nodes(pod: Pod, cluster: ClusterState, feasible: list[str]) -> dict[str, int]:
+def score_nodes(
+    pod: Pod, cluster: ClusterState, feasible: list[str], plugins: Sequence[ScorePlugin] | None = None
+) -> dict[str, int]:
     """Total weighted score of every feasible node (prioritizeNodes' NodePluginScores.TotalScore)."""
     total = np.zeros(len(feasible), dtype=np.int64)
-    for _name, scores in _run(pod, cluster, feasible):
+    for _name, scores in _run(pod, cluster, feasible, plugins):
         if scores is not None:
             total += scores
     return dict(zip(feasible, total.tolist()))
 
 
-def explain_scores(pod: Pod, cluster: ClusterState, feasible: list[str]) -> dict[str, dict[str, int]]:
-    """Per node, each default score plugin's weighted score (0 for a plugin that skipped)."""
+def explain_scores(
+    pod: Pod, cluster: ClusterState, feasible: list[str], plugins: Sequence[ScorePlugin] | None = None
+) -> dict[str, dict[str, int]]:
+    """Per node, each score plugin's weighted score (0 for a plugin that skipped)."""
     out: dict[str, dict[str, int]] = {n: {} for n in feasible}
-    for name, scores in run_score_plugins(pod, cluster, feasible):
+    for name, scores in run_score_plugins(pod, cluster, feasible, plugins):
         if scores is None:
             for n in feasible:
                 out[n][name] = 0
@@ -189,10 +204,12 @@ def select_host(scores: dict[str, int], rng: random.Random) -> str:
     return tied[rng.randrange(len(tied))]
 
 
-def plugin_scores(name: str, pod: Pod, cluster: ClusterState, feasible: list[str]) -> list[int] | None:
+def plugin_scores(
+    name: str, pod: Pod, cluster: ClusterState, feasible: list[str], plugins: Sequence[ScorePlugin] | None = None
+) -> list[int] | None:
     """One plugin's normalised, *unweighted* scores in ``feasible`` order; None when its PreScore
     returned Skip (upstream's plugin table tests look at exactly this)."""
-    p = next((p for p in PLUGINS if p.name == name), None)
+    p = next((p for p in (PLUGINS if plugins is None else plugins) if p.name == name), None)
     if p is None:
         raise KeyError(name)
     nodes = _node_infos(cluster, feasible)

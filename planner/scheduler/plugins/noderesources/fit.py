@@ -29,6 +29,7 @@ nothing either).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -187,3 +188,106 @@ def score(state: FitState, pod: Pod, nodes: list[NodeInfo]) -> list[int]:
             w += wm
         append(s // w if w else 0)
     return out
+
+
+# --------------------------------------------------------------------------- Score (any strategy)
+
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+SCORING_STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringStrategy:
+    """NodeResourcesFitArgs.scoringStrategy as defaulted (v1 SetDefaults_NodeResourcesFitArgs):
+    the type, the (resource, weight) list, and for RequestedToCapacityRatio the shape's
+    (utilization, score 0..10) points."""
+
+    type: str = LEAST_ALLOCATED
+    resources: tuple[tuple[str, int], ...] = ((CPU, CPU_WEIGHT), (MEMORY, MEMORY_WEIGHT))
+    shape: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def is_default(self) -> bool:
+        return self == DEFAULT_STRATEGY
+
+
+DEFAULT_STRATEGY = ScoringStrategy()
+
+
+class StrategyState:
+    __slots__ = ("requests", "cache")
+
+    def __init__(self, requests: tuple[int, ...], cache: _NonZeroCache) -> None:
+        self.requests = requests
+        self.cache = cache
+
+
+def _pod_request(pod: Pod, name: str, nonzero: tuple[int, int]) -> int:
+    """resource_allocation.go calculatePodResourceRequest (useRequested false: cpu and memory with
+    the non-zero defaults)."""
+    if name == CPU:
+        return nonzero[0]
+    if name == MEMORY:
+        return nonzero[1]
+    return pod.spec.requests.get(name, 0)
+
+
+def strategy_scorer(strategy: ScoringStrategy) -> tuple[Any, Any]:
+    """fit.go PreScore and Score with any scoring strategy (resource_allocation.go score and
+    calculateResourceAllocatableRequest), the reference for the non-default strategies: per
+    resource of the strategy, (allocatable, requested + the pod's request) -- cpu and memory from
+    NodeInfo.NonZeroRequested, ephemeral-storage and scalar resources from NodeInfo.Requested; a
+    scalar resource the pod does not request, or one the node does not have, is left out (0, 0)."""
+    from planner.scheduler.plugins.noderesources.least_allocated import least_resource_scorer
+    from planner.scheduler.plugins.noderesources.most_allocated import most_resource_scorer
+    from planner.scheduler.plugins.noderesources.requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
+
+    names = tuple(n for n, _ in strategy.resources)
+    weights = tuple(w for _, w in strategy.resources)
+    scorer: Callable[[Sequence[int], Sequence[int]], int]
+    if strategy.type == MOST_ALLOCATED:
+        def scorer(r: Sequence[int], a: Sequence[int]) -> int:
+            return most_resource_scorer(r, a, weights)
+    elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+        scorer = requested_to_capacity_ratio_scorer(weights, strategy.shape)
+    else:
+        def scorer(r: Sequence[int], a: Sequence[int]) -> int:
+            return least_resource_scorer(list(r), list(a), list(weights))
+
+    def pre_score_s(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> StrategyState:
+        nz = nonzero_requests(pod)
+        return StrategyState(tuple(_pod_request(pod, n, nz) for n in names), _nonzero_cache(cluster))
+
+    def score_s(state: StrategyState, pod: Pod, nodes: list[NodeInfo]) -> list[int]:
+        get = state.cache.get
+        out: list[int] = []
+        k = len(names)
+        for ni in nodes:
+            alloc = ni.node.allocatable
+            used = ni.requested
+            nzc, nzm = get(ni)
+            req = [0] * k
+            cap = [0] * k
+            for i, (name, q) in enumerate(zip(names, state.requests)):
+                if q == 0 and is_scalar_resource_name(name):
+                    continue
+                if name == CPU:
+                    a, r = alloc.get(CPU, 0), nzc + q
+                elif name == MEMORY:
+                    a, r = alloc.get(MEMORY, 0), nzm + q
+                elif name == EPHEMERAL_STORAGE:
+                    a, r = alloc.get(EPHEMERAL_STORAGE, 0), used.get(EPHEMERAL_STORAGE, 0) + q
+                elif is_scalar_resource_name(name) and name in alloc:
+                    a, r = alloc[name], used.get(name, 0) + q
+                else:
+                    continue
+                if a == 0:
+                    continue
+                cap[i] = a
+                req[i] = r
+            out.append(scorer(req, cap))
+        return out
+
+    return pre_score_s, score_s

@@ -9,6 +9,7 @@ order, on the per-node arrays of planner.scheduler.arrays (see its docstring).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -61,6 +62,47 @@ def fit_score(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray:
     full = per_node(arr, ("fit", pcpu, pmem), lambda at: _fit_vector(arr, pcpu, pmem, at),
                      lambda i: _fit_scalar(arr, pcpu, pmem, i))
     return gather(full, arr)
+
+
+def _most(r: np.ndarray, a: np.ndarray) -> np.ndarray:
+    out = np.zeros(r.shape, dtype=np.int64)
+    ok = a != 0
+    out[ok] = (np.minimum(r[ok], a[ok]) * MAX) // a[ok]
+    return out
+
+
+def _most_vector(arr: ClusterArrays, pcpu: int, pmem: int, wc: int, wm: int, at: np.ndarray) -> np.ndarray:
+    ac = arr.alloc_cpu[at]
+    am = arr.alloc_mem[at]
+    s = _most(arr.nz_cpu[at] + pcpu, ac) * wc + _most(arr.nz_mem[at] + pmem, am) * wm
+    w = (ac != 0) * wc + (am != 0) * wm
+    return np.where(w > 0, s // np.maximum(w, 1), 0)
+
+
+def _most_scalar(arr: ClusterArrays, pcpu: int, pmem: int, wc: int, wm: int, i: int) -> int:
+    ac, am = int(arr.alloc_cpu[i]), int(arr.alloc_mem[i])
+    s = w = 0
+    if ac:
+        s += (min(int(arr.nz_cpu[i]) + pcpu, ac) * MAX // ac) * wc
+        w += wc
+    if am:
+        s += (min(int(arr.nz_mem[i]) + pmem, am) * MAX // am) * wm
+        w += wm
+    return s // w if w > 0 else 0
+
+
+def most_allocated_kernel(cpu_weight: int, memory_weight: int) -> Callable[[ClusterArrays, np.ndarray, Pod], np.ndarray]:
+    """NodeResourcesFit MostAllocated on cpu and memory with these weights (fit.strategy_scorer's
+    reference, most_allocated.go), for a --scheduler-config profile."""
+    wc, wm = cpu_weight, memory_weight
+
+    def kernel(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray:
+        pcpu, pmem = nonzero_requests(pod)
+        full = per_node(arr, ("most", pcpu, pmem, wc, wm), lambda at: _most_vector(arr, pcpu, pmem, wc, wm, at),
+                        lambda i: _most_scalar(arr, pcpu, pmem, wc, wm, i))
+        return gather(full, arr)
+
+    return kernel
 
 
 def _balance(uc: np.ndarray, um: np.ndarray, ac: np.ndarray, am: np.ndarray) -> np.ndarray:

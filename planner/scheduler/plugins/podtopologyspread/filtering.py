@@ -22,7 +22,8 @@ Semantics, as upstream has them
   whose ``systemDefaultConstraints`` (hostname maxSkew 3, zone maxSkew 5) are both ScheduleAnyway,
   so for the filter the list is always empty and the plugin returns Skip.  (A cluster admin could
   configure ``PodTopologySpreadArgs.defaultConstraints`` with DoNotSchedule and List defaulting;
-  planner models the default profile only, so this filter ignores default constraints.)
+  this filter ignores default constraints; a --scheduler-config profile with List defaulting hands
+  it pods carrying their defaults, planner.scheduler.config.defaulted_pod.)
 * matchLabelKeys: the scheduler (still, in v1.37) merges ``key=<incoming pod's value>`` for
   every key present in the pod's labels into the selector (``mergeLabelSetWithSelector``; a null
   selector stays null).  Since v1.34 the API server also merges them into ``labelSelector`` at pod

@@ -45,20 +45,26 @@ per-node work for pods with static PV candidates).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from planner.domain import Pod
 from planner.scheduler.framework import SKIP, ClusterState, NodeInfo
+from planner.scheduler.plugins.helper import shape_score
 from planner.scheduler.plugins.volumebinding import filtering as volumebinding
 from planner.scheduler.plugins.volumebinding.filtering import VolumeBindingState, find_pod_volumes
 
 NAME = volumebinding.NAME
 
-MAX_UTILIZATION = 100  # volume_binding.go maxUtilization
-MAX_NODE_SCORE = 100  # framework.MaxNodeScore
-MAX_CUSTOM_PRIORITY_SCORE = 10  # config.MaxCustomPriorityScore
+# volume_binding.go maxUtilization, framework.MaxNodeScore, config.MaxCustomPriorityScore
+MAX_UTILIZATION = shape_score.MAX_UTILIZATION
+MAX_NODE_SCORE = shape_score.MAX_NODE_SCORE
+MAX_CUSTOM_PRIORITY_SCORE = shape_score.MAX_CUSTOM_PRIORITY_SCORE
+# helper.BuildBrokenLinearFunction and the Go arithmetic, shared with NodeResourcesFit
+function_shape = shape_score.function_shape
+broken_linear = shape_score.broken_linear
+_go_div = shape_score.go_div
+_go_round = shape_score.go_round
 
 # defaults.go SetDefaults_VolumeBindingArgs (StorageCapacityScoring on): (utilization, score) points
 # in the config's 0..10 score range.
@@ -66,41 +72,6 @@ DEFAULT_SHAPE_POINTS: tuple[tuple[int, int], ...] = ((0, MAX_CUSTOM_PRIORITY_SCO
 
 # (requested bytes, capacity bytes) per storage class (scorer.go classResourceMap)
 ClassResources = Mapping[str, tuple[int, int]]
-
-
-def _go_div(a: int, b: int) -> int:
-    """Go's integer division: truncates towards zero."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
-def _go_round(x: float) -> int:
-    """Go's math.Round: half away from zero."""
-    if x < 0:
-        return -_go_round(-x)
-    r = math.floor(x)
-    return int(r) + (1 if x - r >= 0.5 else 0)
-
-
-def function_shape(points: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    """New: the args' shape points with each score scaled to MaxNodeScore (x 10)."""
-    return tuple((u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in points)
-
-
-def broken_linear(shape: Sequence[tuple[int, int]]) -> Callable[[int], int]:
-    """helper.BuildBrokenLinearFunction: shape[0]'s score below the first point, the last score
-    above the last, linear in between (integer arithmetic as upstream)."""
-
-    def f(p: int) -> int:
-        for i, (u, s) in enumerate(shape):
-            if p <= u:
-                if i == 0:
-                    return s
-                u0, s0 = shape[i - 1]
-                return s0 + _go_div((s - s0) * (p - u0), u - u0)
-        return shape[-1][1]
-
-    return f
 
 
 def build_scorer(shape: Sequence[tuple[int, int]]) -> Callable[[ClassResources], int]:

@@ -1,0 +1,1 @@
+"""Helpers several plugins share (upstream: pkg/scheduler/framework/plugins/helper)."""
