@@ -274,7 +274,7 @@ def audit(
     fail_on: Annotated[Severity, typer.Option("--fail-on", help="Exit 1 when a finding of this severity or worse is found.")] = Severity.warning,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
-    """Find the seed stories' latent hazards in every workload: a CI gate (exit 1 on findings)."""
+    """Find latent scheduling hazards (those behind known incidents) in every workload: a CI gate (exit 1 on findings)."""
     from planner.commands.audit import audit_command, exit_code, render_sarif, render_table
 
     result = audit_command(paths, namespace, all_namespaces, _limits(max_bytes))

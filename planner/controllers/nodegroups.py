@@ -101,7 +101,14 @@ class NodeGroup:
     fallback: bool = False  # no ready, schedulable node: built from an unready or cordoned one
 
     def describe(self) -> str:
-        return f"node group {self.name} ({self.label})"
+        if self.label != "zone/instance-type":
+            return f"node group {self.name} ({self.label})"
+        # no group label: the nodes are grouped by what they share, said in words
+        zone, _, itype = self.name.partition("/")
+        where = [] if zone == "(no zone)" else [f"zone {zone}"]
+        if itype != "(no instance type)":
+            where.append(f"instance type {itype}")
+        return "the nodes like " + self.template.name + (f" ({', '.join(where)}; no node group label)" if where else " (no node group label)")
 
     def new_node(self, name: str) -> Node:
         """SanitizedTemplateNodeInfoFromNodeInfo: the template's labels with a fresh hostname, its

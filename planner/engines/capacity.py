@@ -247,7 +247,7 @@ def nodes_to_add(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOpt
                             "daemonset_requests": _requests_sum(per_node),
                         }
                     )
-                message = "; ".join(f"add {r['count']} node{'s' if r['count'] > 1 else ''} to node group {r['group']} ({r['label']})" for r in rows)
+                message = "; ".join(f"add {k} node{'s' if k > 1 else ''} to {g.describe()}" for g, k in chosen)
                 return {
                     "replicas": replicas,
                     "found": True,

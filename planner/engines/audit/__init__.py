@@ -1,4 +1,4 @@
-"""`planner audit`: the seed stories' latent hazards, found before they page anyone.
+"""`planner audit`: the latent scheduling hazards behind known incidents, found before they page anyone.
 
 Every Deployment and StatefulSet of the audited namespaces is checked by the rules of
 planner.engines.audit.rules; each finding names the rule, its severity, the objects involved, an

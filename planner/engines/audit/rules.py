@@ -19,7 +19,7 @@ class Rule:
     severity: str  # the default; a finding may be milder (stated in the rule's help)
     short: str
     full: str
-    seed: str  # the seed story the hazard comes from
+    seed: str  # the reported incident the hazard comes from, in users' words
 
 
 RULES: dict[str, Rule] = {
@@ -35,7 +35,7 @@ RULES: dict[str, Rule] = {
             "the new release's pods and WaitForFirstConsumer volumes go wherever the old release left room; once the old "
             "release is gone the new one is left unbalanced, and a pod pinned by its volume may never come back. Scope the "
             "selector to the workload (its release or colour label) or add the release key to matchLabelKeys.",
-            "seed 000 (blue/green StatefulSets share one spread selector)",
+            "a reported incident: blue/green StatefulSets share one spread selector",
         ),
         Rule(
             "selector-counts-other-revisions",
@@ -46,7 +46,7 @@ RULES: dict[str, Rule] = {
             "pods still count: new pods are spread around pods that are about to be deleted, which leaves the zones "
             "unbalanced after the rollout, and a required anti-affinity refuses the surge pod wherever an old pod runs. "
             "matchLabelKeys: [pod-template-hash] makes each revision spread on its own.",
-            "seed 003 (rolling updates leave zones unbalanced; a version label in the selector fixes it), seed 004",
+            "reported incidents: rolling updates left zones unbalanced (a version label in the selector fixed it); a rolling update never ended",
         ),
         Rule(
             "pod-cannot-return-after-eviction",
@@ -55,7 +55,7 @@ RULES: dict[str, Rule] = {
             "The pod's PersistentVolume pins it to one topology domain, and its spread constraint or pod (anti-)affinity "
             "would refuse that domain once the pod is gone: evaluated with every scheduler filter on the cluster without "
             "the pod (planner explain). A spot interruption, a drain or a node failure leaves it Pending for good.",
-            "seed 000 (an evicted green pod can never come back)",
+            "a reported incident: an evicted green pod can never come back",
         ),
         Rule(
             "volumes-concentrated-in-one-domain",
@@ -64,7 +64,7 @@ RULES: dict[str, Rule] = {
             "The replicas' PersistentVolumes (retained or bound) pin them so that, with every replica running, a "
             "DoNotSchedule spread constraint would exceed maxSkew counting the workload's own pods. Whichever replica of "
             "the crowded domain is rescheduled (evicted, drained, rolled) stays Pending while the others run.",
-            "seed 000 (both green volumes ended up in one zone)",
+            "a reported incident: both green volumes ended up in one zone",
         ),
         Rule(
             "retained-claims-pin-ordinals",
@@ -74,7 +74,7 @@ RULES: dict[str, Rule] = {
             "bound PersistentVolumeClaim pins an ordinal to a domain its spread constraint refuses at that count. When a "
             "larger count works, the HPA's scale-up passes through a count that sticks (a pod Pending until the HPA asks "
             "for more).",
-            "seed 001 (HPA scale-up leaves a Parallel StatefulSet's pod Pending for an hour)",
+            "a reported incident: HPA scale-up leaves a Parallel StatefulSet's pod Pending for an hour",
         ),
         Rule(
             "rollout-deadlock",
@@ -86,7 +86,7 @@ RULES: dict[str, Rule] = {
             "already Pending never runs, or a replica that is not Ready keeps the rollout from finishing, so the rollout "
             "never ends. The audit reports it exactly when planner simulate --rollout says STUCK; a pre-check clears, "
             "without replaying, the rollouts that provably cannot stick.",
-            "seed 004 (hard hostname anti-affinity, 2 replicas on 2 nodes, 25%/25%)",
+            "a reported incident: hard hostname anti-affinity, 2 replicas on 2 nodes, 25%/25%",
         ),
         Rule(
             "anti-affinity-replicas-exceed-domains",
@@ -96,7 +96,7 @@ RULES: dict[str, Rule] = {
             "nodes the pod may use. Replicas beyond that stay Pending for good (error); a warning when only the "
             "HorizontalPodAutoscaler's maximum exceeds the domains. A topology spread constraint (maxSkew 1) spreads as "
             "evenly without the limit.",
-            "seed 003 (required zone anti-affinity, 6 replicas, 3 zones)",
+            "a reported incident: required zone anti-affinity, 6 replicas, 3 zones",
         ),
         Rule(
             "spread-skew-exceeded",
@@ -105,7 +105,7 @@ RULES: dict[str, Rule] = {
             "DoNotSchedule only guards each placement: fast scaling, autoscaled nodes, scale-downs and rollouts leave a "
             "skew beyond maxSkew, and from then on new pods may only go to the least-populated domains (waiting for a node "
             "there if they are full). A ScheduleAnyway constraint only scores and never restores the balance.",
-            "seed 002 (skew 2 measured on EKS while scaling)",
+            "a reported incident: skew 2 measured on EKS while scaling",
         ),
         Rule(
             "zone-loss-below-pdb",
@@ -115,7 +115,7 @@ RULES: dict[str, Rule] = {
             "cluster settles: the pods that come back elsewhere are counted, and fewer healthy pods than the "
             "PodDisruptionBudget's minimum remain (volumes pinned to the lost zone, spread or anti-affinity, capacity). "
             "Every voluntary disruption (drains, node upgrades) is then refused until the zone returns.",
-            "the seed stories' zone outages",
+            "reported incidents: a zone outage left workloads below their disruption budgets",
         ),
     )
 }

