@@ -1,4 +1,4 @@
-# planner: make demo | make test | make lint | make bench | make lock | make floors
+# planner: make demo | make test | make lint | make bench | make fuzz | make lock | make floors
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,7 +8,7 @@ LOCK := requirements.lock
 PIP_TOOLS := pip-tools==7.6.2
 UV := uv==0.13.9
 
-.PHONY: demo test test-fast bench lint lock floors clean venv
+.PHONY: demo test test-fast bench fuzz lint lock floors clean venv
 
 venv: $(STAMP)
 
@@ -47,6 +47,14 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+
+# A longer fuzz campaign than the suite's (about 10 minutes): mutants of every bundled scenario and
+# of its rendered snapshot through validate, explain, check, simulate and audit
+# (tests/commands/test_fuzz.py). FUZZ_SEED=N runs a different campaign than the fixed one.
+FUZZ_EXAMPLES ?= 12000
+fuzz: $(STAMP)
+	PLANNER_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(if $(FUZZ_SEED),PLANNER_FUZZ_SEED=$(FUZZ_SEED)) \
+		$(BIN)/python -m pytest -p no:cacheprovider tests/commands/test_fuzz.py -k test_mutants_through_every_command
 
 lint: $(STAMP)
 	$(BIN)/ruff check planner models tests bench

@@ -68,10 +68,19 @@ def _labels(v: Any) -> dict[str, str]:
     return {str(k): str(x) for k, x in v.items()} if isinstance(v, dict) else {}
 
 
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _int64(v: int) -> int:
+    """Saturated to int64, as ParseQuantity caps BinarySI: upstream's Value() and MilliValue() are
+    int64 (past it, undefined), and the scheduler's arrays are int64 (a DecimalSI 1e308 is no crash)."""
+    return min(max(v, _INT64_MIN), _INT64_MAX)
+
+
 def quantity(name: str, value: Any) -> int:
     """cpu in millicores, everything else in its integer value (rounded up, as upstream)."""
     q = parse_quantity(value)
-    return milli_value(q) if name == CPU else int_value(q)
+    return _int64(milli_value(q) if name == CPU else int_value(q))
 
 
 def resource_list(v: Any) -> dict[str, int]:
@@ -382,7 +391,7 @@ class Converter:
                     name=str(tmd.get("name", "")),
                     labels=_labels(tmd.get("labels")),
                     storage_class=_claim_class(tmd, tspec),
-                    request=int_value(parse_quantity(req)) if req is not None else 0,
+                    request=_int64(int_value(parse_quantity(req))) if req is not None else 0,
                     access_modes=tuple(str(x) for x in _l(tspec.get("accessModes"))),
                     selector=label_selector(tspec.get("selector")),
                     volume_mode=str(tspec.get("volumeMode") or "Filesystem"),
@@ -587,7 +596,7 @@ def persistent_volume(o: dict) -> PersistentVolume:
     return PersistentVolume(
         name=str(md.get("name", "")),
         labels=_labels(md.get("labels")),
-        capacity=int_value(parse_quantity(cap)) if cap is not None else 0,
+        capacity=_int64(int_value(parse_quantity(cap))) if cap is not None else 0,
         storage_class=str(sc or ""),
         access_modes=tuple(str(x) for x in _l(spec.get("accessModes"))),
         node_affinity=node_selector(_d(spec.get("nodeAffinity")).get("required")),
@@ -612,7 +621,7 @@ def persistent_volume_claim(o: dict) -> PersistentVolumeClaim:
         storage_class=_claim_class(md, spec),
         volume_name=str(spec.get("volumeName") or ""),
         phase=str(st.get("phase") or "Pending"),
-        request=int_value(parse_quantity(req)) if req is not None else 0,
+        request=_int64(int_value(parse_quantity(req))) if req is not None else 0,
         access_modes=tuple(str(x) for x in _l(spec.get("accessModes"))),
         selector=label_selector(spec.get("selector")),
         volume_mode=str(spec.get("volumeMode") or "Filesystem"),

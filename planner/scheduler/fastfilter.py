@@ -53,6 +53,16 @@ from planner.scheduler.plugins.volumezone import filtering as volumezone
 
 # NodeDeclaredFeatures reads the pod's spec and the node's declared features only; planner infers
 # no requirement from what it reads (its module docstring), so the signature below covers it.
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _int64s(values: Any) -> np.ndarray:
+    """Per-node amounts as int64, saturated: a node's requests may sum past int64 (upstream's sums
+    are int64 and wrap; here a node that full is simply full), and audit's folded allocatable
+    (allocatable less those requests) below it."""
+    return np.array([min(max(v, _INT64_MIN), _INT64_MAX) for v in values], dtype=np.int64)
+
+
 STATIC = (nodeunschedulable, nodename, tainttoleration, nodeaffinity, nodedeclaredfeatures)
 
 
@@ -66,8 +76,8 @@ class FastFilter:
         self.pos = {ni.name: i for i, ni in enumerate(infos)}
         self.names = np.array([ni.name for ni in infos], dtype=object)
         alloc = [ni.node.allocatable for ni in infos]
-        self.alloc = {r: np.array([a.get(r, 0) for a in alloc], dtype=np.int64) for r in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)}
-        self.used = {r: np.array([ni.requested.get(r, 0) for ni in infos], dtype=np.int64) for r in (CPU, MEMORY, EPHEMERAL_STORAGE)}
+        self.alloc = {r: _int64s(a.get(r, 0) for a in alloc) for r in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)}
+        self.used = {r: _int64s(ni.requested.get(r, 0) for ni in infos) for r in (CPU, MEMORY, EPHEMERAL_STORAGE)}
         self.npods = np.array([len(ni.pods) for ni in infos], dtype=np.int64)
         self.scalar_alloc: dict[str, np.ndarray] = {}
         self.scalar_used: dict[str, np.ndarray] = {}
@@ -166,8 +176,8 @@ class FastFilter:
     def _scalar(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         if name not in self.scalar_alloc:
             infos = self.cluster.node_infos
-            self.scalar_alloc[name] = np.array([ni.node.allocatable.get(name, 0) for ni in infos], dtype=np.int64)
-            self.scalar_used[name] = np.array([ni.requested.get(name, 0) for ni in infos], dtype=np.int64)
+            self.scalar_alloc[name] = _int64s(ni.node.allocatable.get(name, 0) for ni in infos)
+            self.scalar_used[name] = _int64s(ni.requested.get(name, 0) for ni in infos)
         return self.scalar_alloc[name], self.scalar_used[name]
 
     # ------------------------------------------------------------------ filters
