@@ -30,6 +30,8 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT, SCENARIOS, run_cli
+from tests.mutation import DELETE, set_at
+from tests.mutation import paths as all_paths
 
 HUGE = 2147483647
 EXAMPLES = int(os.environ.get("PLANNER_FUZZ_EXAMPLES", "500"))
@@ -46,7 +48,6 @@ REPLACEMENTS: tuple[Any, ...] = (
 KINDS = ("Bogus", "Pod", "Node", "Deployment", "StatefulSet", "PersistentVolume", "PersistentVolumeClaim", "StorageClass",
          "PodDisruptionBudget", "HorizontalPodAutoscaler", "ReplicaSet", "DaemonSet", "Namespace", "PriorityClass", "List")
 API_VERSIONS = ("v1", "apps/v1", "bogus/v9", "autoscaling/v1", "policy/v1beta1", "")
-DELETE = object()
 
 
 def _render(path: Path) -> dict:
@@ -81,28 +82,8 @@ def corpus() -> _Corpus:
     return _CORPUS
 
 
-def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
-    out: list[tuple] = []
-    if isinstance(node, dict):
-        items: Any = node.items()
-    elif isinstance(node, list):
-        items = enumerate(node)
-    else:
-        return out
-    for k, v in items:
-        out.append(prefix + (k,))
-        out.extend(_paths(v, prefix + (k,)))
-    return out
 
 
-def _set(doc: Any, path: tuple, value: Any) -> None:
-    parent = doc
-    for k in path[:-1]:
-        parent = parent[k]
-    if value is DELETE:
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = copy.deepcopy(value)
 
 
 def mutate(rnd: random.Random) -> tuple[str, str, bytes, list[str]]:
@@ -127,7 +108,7 @@ def mutate(rnd: random.Random) -> tuple[str, str, bytes, list[str]]:
         return case["name"], ".yaml" if form == "bytes-scenario" else ".json", bytes(raw), done
     doc = copy.deepcopy(case["doc"] if form == "scenario" else case["snapshot"])
     for _ in range(rnd.randint(1, 3)):
-        paths = _paths(doc)
+        paths = all_paths(doc)
         if not paths:
             break
         path = rnd.choice(paths)
@@ -138,13 +119,13 @@ def mutate(rnd: random.Random) -> tuple[str, str, bytes, list[str]]:
             value: Any = rnd.choice(KINDS if key == "kind" else API_VERSIONS)
             target = obj_path + (key,)
             try:
-                _set(doc, target, value)
+                set_at(doc, target, value)
             except (TypeError, KeyError, IndexError):
                 continue
             done.append(f"{target}={value!r}")
             continue
         value = DELETE if r < 0.3 else rnd.choice(REPLACEMENTS)
-        _set(doc, path, value)
+        set_at(doc, path, value)
         shown = "<deleted>" if value is DELETE else (f"<{len(value)} x {value[0]!r}>" if isinstance(value, str) and len(value) > 40 else value)
         done.append(f"{path}={shown!r}")
     if form == "scenario":

@@ -17,39 +17,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import run_cli
+from tests.mutation import DELETE, Path_, set_at
+from tests.mutation import paths as all_paths
 from tests.scenario.common import GP3, SCENARIOS, ZONES, deploy, errors_of, expand, scenario, sts
 
-Path_ = tuple[Any, ...]
-
 REPLACEMENTS: tuple[Any, ...] = ("x", 7, ["x"], {"x": "y"}, None, "", [], {}, True, -1, 1.5, float("inf"))
-DELETE = object()
 
 _DOCS = {p.name: yaml.safe_load(p.read_text()) for p in SCENARIOS}
 
 
-def _paths(node: Any, prefix: Path_ = ()) -> list[Path_]:
-    """Every path below ``node`` (mapping keys and list indexes), parents before children."""
-    out: list[Path_] = []
-    if isinstance(node, dict):
-        items: Any = node.items()
-    elif isinstance(node, list):
-        items = enumerate(node)
-    else:
-        return out
-    for k, v in items:
-        out.append(prefix + (k,))
-        out.extend(_paths(v, prefix + (k,)))
-    return out
 
 
-def _mutate(doc: Any, path: Path_, value: Any) -> None:
-    parent = doc
-    for k in path[:-1]:
-        parent = parent[k]
-    if value is DELETE:
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = copy.deepcopy(value)
 
 
 @st.composite
@@ -58,12 +36,12 @@ def mutated_scenarios(draw: st.DrawFn) -> tuple[str, dict, list[tuple[Path_, Any
     doc = copy.deepcopy(_DOCS[name])
     done = []
     for _ in range(draw(st.integers(1, 3))):
-        paths = _paths(doc)
+        paths = all_paths(doc)
         if not paths:
             break
         path = paths[draw(st.integers(0, len(paths) - 1))]
         value = draw(st.sampled_from((DELETE,) + REPLACEMENTS))
-        _mutate(doc, path, value)
+        set_at(doc, path, value)
         done.append((path, "<deleted>" if value is DELETE else value))
     return name, doc, done
 
@@ -113,7 +91,7 @@ def _web(**extra: Any) -> dict:
 def _set(doc: dict, path: str, value: Any) -> dict:
     """``doc`` with the value at a dotted path (list indexes as numbers) set (DELETE: removed)."""
     keys: list[Any] = [int(k) if k.isdigit() else k for k in path.split(".")]
-    _mutate(doc, tuple(keys), value)
+    set_at(doc, tuple(keys), value)
     return doc
 
 
