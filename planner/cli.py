@@ -258,6 +258,7 @@ class AuditFormat(str, Enum):
 
 
 class Severity(str, Enum):
+    note = "note"
     warning = "warning"
     error = "error"
 
@@ -268,20 +269,26 @@ AllNamespacesOpt = Annotated[bool, typer.Option("-A", "--all-namespaces", help="
 @app.command()
 def audit(
     paths: Snapshots,
-    namespace: Annotated[str | None, typer.Option("-n", "--namespace", help="Audit the workloads of this namespace only (default: every namespace in the input).")] = None,
-    all_namespaces: AllNamespacesOpt = False,
+    namespace: Annotated[list[str] | None, typer.Option("-n", "--namespace", help="Audit this namespace only (repeatable; shell patterns such as 'team-*'). Default: every namespace, with only the Pending pods of kube-system, kube-public and kube-node-lease.")] = None,
+    all_namespaces: Annotated[bool, typer.Option("-A", "--all-namespaces", help="Every namespace, kube-system and the other cluster namespaces included for every rule (like kubectl).")] = False,
+    exclude_namespace: Annotated[list[str] | None, typer.Option("--exclude-namespace", help="Leave this namespace out, its Pending pods too (repeatable; shell patterns).")] = None,
+    rules: Annotated[list[str] | None, typer.Option("--rules", help="Run only these rules (comma-separated rule IDs, repeatable; docs/audit.md lists them).")] = None,
+    skip_rules: Annotated[list[str] | None, typer.Option("--skip-rules", help="Do not run these rules (comma-separated rule IDs, repeatable).")] = None,
     out: Annotated[AuditFormat, typer.Option("-o", "--output", help="table, json, or sarif (SARIF 2.1.0 for GitHub code scanning).")] = AuditFormat.table,
-    fail_on: Annotated[Severity, typer.Option("--fail-on", help="Exit 1 when a finding of this severity or worse is found.")] = Severity.warning,
+    fail_on: Annotated[Severity, typer.Option("--fail-on", help="Exit 1 when a finding of this severity or worse is found (note < warning < error); ignored findings never count.")] = Severity.warning,
+    docs_url: Annotated[str | None, typer.Option("--docs-url", help="Where docs/audit.md is served (an absolute URL): SARIF helpUri points at each rule's section there (default: the path docs/audit.md).")] = None,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
-    """Find latent scheduling hazards (those behind known incidents) in every workload: a CI gate (exit 1 on findings)."""
-    from planner.commands.audit import audit_command, exit_code, render_sarif, render_table
+    """Find latent scheduling hazards (those behind known incidents) in every workload, and the pods Pending now: a CI gate (exit 1 on findings). An object opts out of a rule with the annotation audit.planner.dev/ignore: "RULE-ID: reason"."""
+    from planner.commands.audit import audit_command, check_docs_url, exit_code, render_sarif, render_table
 
-    result = audit_command(paths, namespace, all_namespaces, _limits(max_bytes))
+    url = check_docs_url(docs_url)
+    result = audit_command(paths, namespace, all_namespaces, _limits(max_bytes), exclude=exclude_namespace or (),
+                           rules=rules or (), skip_rules=skip_rules or ())
     if out is AuditFormat.sarif:
-        output.emit(render_sarif(result), "json")
+        output.emit(render_sarif(result, url), "json")
     else:
-        output.emit(result, out.value, render_table)
+        output.emit(result, out.value, lambda r: render_table(r, show_notes=fail_on is Severity.note))
     return exit_code(result, fail_on.value)
 
 

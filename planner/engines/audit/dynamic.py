@@ -12,7 +12,7 @@ from planner.controllers.statefulset import get_ordinal
 from planner.domain import Deployment, StatefulSet, selector_matches
 from planner.engines.audit.model import Context, Finding, Goal, Workload, obj, obj_from_text
 from planner.engines.audit.rules import ERROR, WARNING
-from planner.engines.audit.static import SEED, rollout_fenceposts
+from planner.engines.audit.static import INCIDENT, rollout_fenceposts
 from planner.engines.workloads import is_running
 from planner.errors import PlannerError, UnknownResult
 from planner.snapshot import Snapshot
@@ -73,9 +73,9 @@ def retained_claims(ctx: Context, w: Workload) -> None:
     if non_monotonic:
         bigger = min(m for m in ok if m > non_monotonic[0])
         msg += (f" {bigger} works, so scaling up through {_counts(non_monotonic)} leaves a pod Pending until the HPA asks for "
-                f"more ({SEED['001']}: Pending for an hour).")
+                f"more ({INCIDENT}: Pending for an hour).")
     else:
-        msg += f" ({SEED['001']}.)"
+        msg += f" ({INCIDENT}.)"
     claims = []
     for n in counts:
         for e in failing[n][1]:
@@ -189,7 +189,7 @@ def rollout_deadlock(ctx: Context, w: Workload) -> Finding | None:
     else:
         what = "the workload never reaches its updated replicas"
     msg = (f"Replaying {where} of {w.name} pod by pod, as the controllers and kube-scheduler would (planner simulate "
-           f"--rollout), it never completes{strategy}; {what} ({SEED['004']}: the rolling update that never ends).")
+           f"--rollout), it never completes{strategy}; {what} ({INCIDENT}: the rolling update that never ends).")
     f = Finding(
         "rollout-deadlock",
         ERROR,

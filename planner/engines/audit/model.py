@@ -57,9 +57,10 @@ class Finding:
     details: dict[str, Any] = field(default_factory=dict)
     fix: dict | None = None
     goal: Goal | None = field(default=None, repr=False)
+    suppressed: dict | None = None  # why the finding is ignored (planner.engines.audit.ignore), None when it is not
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "rule": self.rule,
             "severity": self.severity,
             "objects": self.objects,
@@ -67,6 +68,9 @@ class Finding:
             "details": self.details,
             "fix": self.fix,
         }
+        if self.suppressed is not None:
+            out["suppressed"] = self.suppressed
+        return out
 
 
 @dataclass
@@ -170,6 +174,15 @@ class Context:
     @cached_property
     def cluster(self) -> ClusterState:
         return ClusterState.from_snapshot(self.snap)
+
+    @cached_property
+    def running_by_ns(self) -> dict[str, list[Pod]]:
+        """The pods bound to a node (not terminal), by namespace."""
+        out: dict[str, list[Pod]] = {}
+        for p in self.snap.pods.values():
+            if p.assigned:
+                out.setdefault(p.namespace, []).append(p)
+        return out
 
     @cached_property
     def focuser(self) -> Any:

@@ -9,6 +9,17 @@ not found there (a scenario's shorthand pods, stdin) is located at the first lin
 input, and always named by a logical location ``kind/namespace/name``.  GitHub needs a physical
 location on every result to show it.
 
+Rules: every rule of planner.engines.audit.rules with its descriptions, default level, ``help``
+(text and Markdown: what it finds, when it is milder, what happened to the people who met it, the
+public write-ups and the Kubernetes documentation) and ``helpUri``: the rule's section of
+docs/audit.md (``--docs-url`` gives where that file is served; without it, the path relative to
+planner's repository, since planner has no published documentation URL: see docs/audit.md).
+
+Ignored findings (planner.engines.audit.ignore) are results too, with a ``suppressions`` entry of
+kind ``inSource`` (the annotation is in the object, as a suppression attribute is in source code),
+status ``accepted`` and the annotation's reason as ``justification``: viewers show them as
+suppressed.
+
 Fixes: a remediate plan changes objects in the cluster (JSON patches, kubectl commands), not the
 text of the input files.  Each patch becomes an ``artifactChange`` that creates the patch file
 ``planner-fixes/<n>-<kind>-<namespace>-<name>.<type>.json`` (what ``planner remediate --emit``
@@ -40,6 +51,8 @@ KINDS = {
     "poddisruptionbudget": "PodDisruptionBudget",
     "replicaset": "ReplicaSet",
     "node": "Node",
+    "daemonset": "DaemonSet",
+    "job": "Job",
 }
 
 
@@ -90,14 +103,15 @@ def _fingerprint(f: dict) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
-def _rule_descriptor(rule_id: str) -> dict:
+def _rule_descriptor(rule_id: str, docs_url: str | None = None) -> dict:
     r = RULES[rule_id]
     return {
         "id": r.id,
         "name": sarif_name(r.id),
         "shortDescription": {"text": r.short},
         "fullDescription": {"text": r.full},
-        "help": {"text": f"{r.full}\nFrom {r.seed}.", "markdown": f"**{r.short}**\n\n{r.full}\n\n_From {r.seed}._"},
+        "helpUri": r.help_uri(docs_url),
+        "help": {"text": r.help_text(), "markdown": r.help_markdown()},
         "defaultConfiguration": {"level": r.severity},
         "properties": {"tags": ["kubernetes", "scheduling", "reliability"], "precision": "high"},
     }
@@ -129,7 +143,18 @@ def _fix(plan: dict, n0: int) -> tuple[dict, int]:
     return fix, n
 
 
-def to_sarif(result: dict, inputs: list[str]) -> dict:
+def _suppression(f: dict, locator: Locator) -> dict:
+    why = f["suppressed"]
+    loc: dict[str, Any] = {"logicalLocations": [_logical(why["object"])],
+                           "message": {"text": f"{why['object']}: {why['field']}[{why['annotation']}]"}}
+    kind, _ns, short = _split(why["object"])
+    at = locator.find(kind, short)
+    if at:
+        loc["physicalLocation"] = {"artifactLocation": _artifact_location(at[0]), "region": {"startLine": at[1]}}
+    return {"kind": "inSource", "status": "accepted", "justification": why["reason"], "location": loc}
+
+
+def to_sarif(result: dict, inputs: list[str], docs_url: str | None = None) -> dict:
     locator = Locator(inputs)
     files = [p for p in inputs if p != "-"] or ["-"]
     artifacts: list[dict] = []
@@ -145,7 +170,7 @@ def to_sarif(result: dict, inputs: list[str]) -> dict:
     rule_ids = list(RULES)
     results = []
     fix_n = 0
-    for f in result["findings"]:
+    for f in [*result["findings"], *(result.get("suppressed") or [])]:
         found = None
         for name in f["objects"]:
             kind, _ns, short = _split(name)
@@ -179,6 +204,8 @@ def to_sarif(result: dict, inputs: list[str]) -> dict:
         }
         if related:
             res["relatedLocations"] = related
+        if f.get("suppressed"):
+            res["suppressions"] = [_suppression(f, locator)]
         if f.get("fix"):
             fix, fix_n = _fix(f["fix"], fix_n)
             res["fixes"] = [fix]
@@ -190,7 +217,7 @@ def to_sarif(result: dict, inputs: list[str]) -> dict:
                 "fullName": "planner audit",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "rules": [_rule_descriptor(r) for r in rule_ids],
+                "rules": [_rule_descriptor(r, docs_url) for r in rule_ids],
             }
         },
         "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().resolve().as_uri() + "/"}},
@@ -200,6 +227,7 @@ def to_sarif(result: dict, inputs: list[str]) -> dict:
         ]}],
         "results": results,
         "columnKind": "utf16CodeUnits",
-        "properties": {"workloads": result.get("summary", {}).get("workloads", 0), "rules_reported": used},
+        "properties": {"workloads": result.get("summary", {}).get("workloads", 0), "rules_reported": used,
+                       "rules_run": result.get("rules", rule_ids), "scope": result.get("scope", {})},
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}

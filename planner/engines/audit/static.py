@@ -12,18 +12,15 @@ from planner.controllers.statefulset import get_ordinal
 from planner.domain import LABEL_ZONE, Deployment, LabelSelector, StatefulSet
 from planner.engines.audit import selectors as sel
 from planner.engines.audit.model import Context, Finding, Goal, Workload, claim_domains, node_admits, obj
-from planner.engines.audit.rules import ERROR, WARNING
+from planner.engines.audit.rules import ERROR, NOTE, WARNING
 from planner.engines.workloads import is_running
 from planner.scheduler import runtime
 from planner.scheduler.plugins.podtopologyspread import filtering as pts
 
-SEED = {  # the reported incidents each hazard was seen in, as findings cite them
-    "000": "as in a reported incident: blue/green StatefulSets on one shared spread selector",
-    "001": "as in a reported incident",
-    "002": "as in a reported incident",
-    "003": "as in a reported incident",
-    "004": "as in a reported incident",
-}
+# How findings cite the reported incident each hazard was seen in (the incidents themselves, and
+# their public write-ups, are in the rules' help: planner.engines.audit.rules).
+BLUE_GREEN = "as in a reported incident: blue/green StatefulSets on one shared spread selector"
+INCIDENT = "as in a reported incident"
 
 
 # --------------------------------------------------------------------------- selectors
@@ -69,35 +66,69 @@ def _counted_workloads(ctx: Context, w: Workload, eff: LabelSelector, namespaces
     return sorted(out)
 
 
+def _counted_pods(ctx: Context, w: Workload, eff: LabelSelector, namespaces: set[str]) -> list[str]:
+    """Running pods the effective selector counts that are not the workload's own (the other
+    release's pods, whether or not a workload object of theirs is in the input)."""
+    own = {p.key for p in w.pods}
+    out = []
+    for ns in sorted(namespaces):
+        for p in ctx.running_by_ns.get(ns, ()):
+            if p.key not in own and eff.matches(p.labels):
+                out.append(p.key)
+    return sorted(out)
+
+
+def _hard(c, kind: str) -> bool:
+    """A term that refuses nodes: DoNotSchedule spread, required anti-affinity."""
+    return kind == "required" or (kind == "spread" and c.when_unsatisfiable == "DoNotSchedule")
+
+
 def selector_broader(ctx: Context, w: Workload) -> None:
+    """Warning when the term refuses nodes and either counts something else now or the workload's
+    volumes would make a placement decided while something else counts permanent (the blue/green
+    incident); a note otherwise (the term only scores, or nothing else carries the labels now)."""
     own = w.obj.selector
-    for field, _c, eff, namespaces, other_ns, kind in _terms(w):
+    pinned = isinstance(w.obj, StatefulSet) and bool(w.obj.volume_claim_templates)
+    for field, c, eff, namespaces, other_ns, kind in _terms(w):
         broader = not sel.implies(eff, own)
         if not broader and not other_ns:
             continue
         counted = _counted_workloads(ctx, w, eff, namespaces)
+        pods = _counted_pods(ctx, w, eff, namespaces)
         missing = sel.missing_requirements(own, eff)
         keys = [m.split("=", 1)[0] for m in missing if "=" in m and m.split("=", 1)[0] in w.obj.template.labels]
         what = "its skew" if kind == "spread" else "the anti-affinity"
+        now = ", ".join(counted) if counted else (f"{len(pods)} pod(s) of other workloads: {', '.join(pods[:3])}"
+                                                   + (" ..." if len(pods) > 3 else "") if pods else "")
         msg = (
             f"{field} selects {eff}, which is broader than the workload's own selector {own}"
             + (" and reaches other namespaces" if other_ns else "")
             + f": pods of other workloads or releases with these labels count in {what}"
-            + (f" (now: {', '.join(counted)})" if counted else "")
+            + (f" (now: {now})" if now else "")
             + ". In a blue/green switch the new release's pods and WaitForFirstConsumer volumes go wherever the old "
             "release left room, and once it is gone the new release is unbalanced and a pod pinned by its volume may "
-            f"never come back ({SEED['000']})."
+            f"never come back ({BLUE_GREEN})."
         )
         if missing:
             msg += f" Scope it to the workload: add {', '.join(missing)} to the selector"
             msg += f", or matchLabelKeys: [{', '.join(keys)}]." if keys else "."
+        if not _hard(c, kind):
+            severity = NOTE
+            msg += " The term only scores nodes, so this is a note: it unbalances placements, it refuses none."
+        elif counted or pods or pinned:
+            severity = WARNING
+        else:
+            severity = NOTE
+            msg += (" Nothing else carries these labels now and the workload has no volumes that would pin a placement, "
+                    "so this is a note: it matters once another release with these labels runs alongside.")
         ctx.add(
             Finding(
                 "selector-broader-than-workload",
-                WARNING,
+                severity,
                 [w.name, *counted],
                 msg,
-                {"field": field, "selector": str(eff), "workload_selector": str(own), "missing": missing, "counts": counted},
+                {"field": field, "selector": str(eff), "workload_selector": str(own), "missing": missing, "counts": counted,
+                 "counted_pods": len(pods)},
                 goal=Goal(w.ref, replicas=w.obj.replicas),
             )
         )
@@ -112,30 +143,35 @@ def _revision_keys_vary(snap, dep: Deployment, keys: set[str]) -> bool:
     return any(len({rs.template.labels.get(k) for rs in rss}) > 1 for k in keys)
 
 
-def _rollout_blocked_by_affinity(deadlock: Finding | None) -> bool:
-    """The replayed rollout sticks on InterPodAffinity for a pod the rollout made Pending (not one
-    that was Pending before it started)."""
-    if deadlock is None or not any("InterPodAffinity" in r for r in deadlock.details.get("reasons", [])):
+def _rollout_blocked_by(deadlock: Finding | None, plugin: str) -> bool:
+    """The replayed rollout sticks on ``plugin`` (InterPodAffinity, PodTopologySpread) for a pod the
+    rollout made Pending (not one that was Pending before it started)."""
+    if deadlock is None or not any(plugin in r for r in deadlock.details.get("reasons", [])):
         return False
     before = set(deadlock.details.get("pending_before_rollout", ()))
     return deadlock.details.get("in_progress") or any(p not in before for p in deadlock.details.get("stuck_pods", ()))
 
 
 def counts_other_revisions(ctx: Context, w: Workload, deadlock: Finding | None) -> None:
-    """One finding per Deployment, naming every selector that counts the old ReplicaSets' pods."""
+    """One finding per Deployment, naming every selector that counts the old ReplicaSets' pods: a
+    warning when the replayed rollout sticks on one of them (required anti-affinity:
+    InterPodAffinity; DoNotSchedule spread: PodTopologySpread), a note otherwise."""
     o = w.obj
     if not isinstance(o, Deployment) or o.strategy_type != "RollingUpdate":
         return
     own_keys = sel.constrained_keys(o.selector)
     fields: list[tuple[str, str, str, str]] = []  # field, selector, kind, note
+    blocking = False
     for field, c, eff, _nss, _other_ns, kind in _terms(w):
         if sel.counts_revision_hash(c.match_label_keys):
             continue
         extra = sel.positive_keys(eff) - own_keys
         if extra and _revision_keys_vary(ctx.snap, o, extra):
             continue
-        if kind == "required" and not _rollout_blocked_by_affinity(deadlock):
+        if kind == "required" and not _rollout_blocked_by(deadlock, "InterPodAffinity"):
             continue  # a required anti-affinity counting old pods matters when it blocks the rollout: the replay says
+        if kind == "required" or (_hard(c, kind) and _rollout_blocked_by(deadlock, "PodTopologySpread")):
+            blocking = True
         note = f" (the label {', '.join(sorted(extra))} has the same value in every ReplicaSet)" if extra else ""
         fields.append((field, str(eff), kind, note))
     if not fields:
@@ -144,11 +180,11 @@ def counts_other_revisions(ctx: Context, w: Workload, deadlock: Finding | None) 
     kinds = {k for _, _, k, _ in fields}
     if "spread" in kinds:
         effects.append("new pods are spread around old pods that are about to be deleted, and once those are gone the skew "
-                       f"can exceed maxSkew ({SEED['003']}: 8/4/9 after a rolling update)")
+                       f"can exceed maxSkew ({INCIDENT}: 8/4/9 after a rolling update)")
     if "preferred" in kinds:
-        effects.append(f"new pods avoid the domains of old pods that are about to go, which unbalances the zones ({SEED['003']})")
+        effects.append(f"new pods avoid the domains of old pods that are about to go, which unbalances the zones ({INCIDENT})")
     if "required" in kinds:
-        effects.append(f"the surge pod is refused wherever an old pod runs, which is why the rollout deadlocks ({SEED['004']})")
+        effects.append(f"the surge pod is refused wherever an old pod runs, which is why the rollout deadlocks ({INCIDENT})")
     what = "; ".join(f"{f} selects {s}{n}" for f, s, _, n in fields)
     msg = (
         f"{what}: the pods of every revision of the Deployment carry these labels, so during a rolling update the old "
@@ -157,10 +193,13 @@ def counts_other_revisions(ctx: Context, w: Workload, deadlock: Finding | None) 
         + (" (an anti-affinity term counts from both sides: it helps from the rollout after the one that brings it in)."
            if "required" in kinds or "preferred" in kinds else ".")
     )
+    if not blocking:
+        msg += (" No rollout the audit replayed is held up by it, so this is a note: the cost is balance after a "
+                "rollout, not availability.")
     ctx.add(
         Finding(
             "selector-counts-other-revisions",
-            WARNING,
+            WARNING if blocking else NOTE,
             [w.name],
             msg,
             {"fields": [f for f, _, _, _ in fields], "selectors": [s for _, s, _, _ in fields]},
@@ -201,11 +240,11 @@ def spread_skew(ctx: Context, w: Workload) -> None:
             then = (f"DoNotSchedule only guards each placement: new pods may now only go to {_few(low)}, and wait for room "
                     "there if it is full")
         else:
-            then = "ScheduleAnyway only scores nodes: nothing brings the skew back"
+            then = "ScheduleAnyway only scores nodes: nothing brings the skew back, and no pod is refused for it (a note)"
         msg = (
             f"topologySpreadConstraints[{i}] ({c.topology_key}, {c.when_unsatisfiable}) counts {st.selector}: {shown}; "
             f"skew {skew} > maxSkew {c.max_skew} already ({_few(full)} at {top}, minimum {st.global_min}). {then} "
-            f"({SEED['002']}: fast scaling with autoscaled nodes)."
+            f"({INCIDENT}: fast scaling with autoscaled nodes)."
         )
         details = {
             "field": f"topologySpreadConstraints[{i}]",
@@ -221,7 +260,8 @@ def spread_skew(ctx: Context, w: Workload) -> None:
         # the fix's goal: the replicas asked for when some wait, else one more (where the next pod may go)
         waiting = any(not p.spec.node_name and not p.terminal for p in w.pods)
         goal = Goal(w.ref, replicas=w.obj.replicas if waiting else w.obj.replicas + 1)
-        ctx.add(Finding("spread-skew-exceeded", WARNING, [w.name], msg, details, goal=goal))
+        severity = WARNING if c.when_unsatisfiable == "DoNotSchedule" else NOTE
+        ctx.add(Finding("spread-skew-exceeded", severity, [w.name], msg, details, goal=goal))
 
 
 def _few(items: list[str], n: int = 4) -> str:
@@ -256,7 +296,7 @@ def anti_affinity_domains(ctx: Context, w: Workload) -> None:
         msg = (
             f"podAntiAffinity.required[{i}] allows one pod of {eff} per {t.topology_key} domain, and the nodes the pod "
             f"may use span {len(domains)} ({_few(domains)}): {who} leaves {wanted - len(domains)} pod(s) Pending for good "
-            f"({SEED['003']}). A topology spread constraint on {t.topology_key} (maxSkew 1, DoNotSchedule, "
+            f"({INCIDENT}). A topology spread constraint on {t.topology_key} (maxSkew 1, DoNotSchedule, "
             "matchLabelKeys: [pod-template-hash]) spreads as evenly without the limit."
         )
         objects = [w.name] + ([f"horizontalpodautoscaler/{hpa.key}"] if severity == WARNING and hpa is not None else [])
@@ -331,7 +371,7 @@ def volumes_concentrated(ctx: Context, w: Workload) -> None:
             f"The bound volumes of {o.name}'s replicas pin them ({where}): with all {o.replicas} replicas running, "
             f"topologySpreadConstraints[{i}] ({key}) would count {shown} of the workload's own pods, skew {skew} > "
             f"maxSkew {c.max_skew}. A replica of {top_domain} that is evicted, drained or rolled cannot come back while the "
-            f"others run ({SEED['000']}: both green volumes ended up in one zone while blue still counted)."
+            f"others run ({BLUE_GREEN}: both green volumes ended up in one zone while blue still counted)."
         )
         details = {"field": f"topologySpreadConstraints[{i}]", "topologyKey": key, "domain": top_domain, "skew": skew,
                    "maxSkew": c.max_skew, "counts": dict(sorted(final.items())),
@@ -393,7 +433,7 @@ def pod_cannot_return(ctx: Context, w: Workload) -> None:
             f"{pod.namespace}/{pod.name} runs on {node}; its volume ({', '.join(k.split('/', 1)[1] for k in claims)}) pins it "
             f"there, and if it were evicted it could not be scheduled again: {ev.summary()}"
             + why_text
-            + f". A spot interruption, a drain or a node failure leaves it Pending for good ({SEED['000']})."
+            + f". A spot interruption, a drain or a node failure leaves it Pending for good ({BLUE_GREEN})."
         )
         ctx.add(
             Finding(
