@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner.engines.explain import SCHEDULABLE_REASON, blocking_reason, explain, explain_pending, pending_pods, reason_counts
+from planner.engines.explain import (
+    SCHEDULABLE_REASON,
+    blocking_reason,
+    explain,
+    explain_pending,
+    pending_pods,
+    reason_counts,
+)
 from planner.load import load_snapshot
 from planner.scheduler import runtime
 from tests.conftest import SCENARIOS
