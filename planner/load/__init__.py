@@ -203,29 +203,25 @@ def _read_into(
                 errors.setdefault(i, []).extend(e.messages)
 
     def to_overlay(o: dict, label: str) -> None:
-        apply_namespace(o, namespace, label, strict=True)
+        apply_namespace(o, namespace)
         assert ov is not None
         ov.add(o, label)
 
-    def to_output(o: dict, label: str, strict: bool) -> None:
-        apply_namespace(o, namespace, label, strict=strict)
+    def to_output(o: dict, label: str) -> None:
+        apply_namespace(o, namespace)
         out(ov.take(o) if ov is not None else o)
 
     if ov is not None:
         for i in range(1, len(groups)):
             read_group(i, to_overlay, emit is not None)
-        read_group(0, lambda o, label: to_output(o, label, False), emit is not None)
+        read_group(0, to_output, emit is not None)
         if not errors:
             for o in ov.rest():
                 out(o)
             raw.notes.extend(ov.notes())
     else:
         for i in range(len(groups)):
-
-            def later(o: dict, label: str, strict: bool = i > 0) -> None:
-                to_output(o, label, strict)
-
-            read_group(i, later, emit is not None)
+            read_group(i, to_output, emit is not None)
     raw.sources.extend("<stdin>" if p == "-" else p for g in groups for p in g)
     return [m for i in sorted(errors) for m in errors[i]]
 

@@ -26,8 +26,7 @@ since no manifest sets it (``replace_object``):
   (after the defaults, its binding filled in) leaves the pod as it runs, any other is the pod
   deleted and created again from the manifest (Pending unless the manifest binds it).
 
-``-n NS`` puts namespace-less objects of every input into NS, and an object of a later input
-that names another namespace is an error, as ``kubectl apply -n NS -f`` would say
+``-n NS`` puts namespace-less objects of every input into NS, as ``kubectl apply -n NS -f`` does
 (``apply_namespace``).
 """
 
@@ -36,7 +35,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from planner.errors import InputError
 from planner.validation.defaults import NAMESPACED_KINDS, apply_defaults
 
 __all__ = [
@@ -81,24 +79,15 @@ def describe(ident: tuple[str, str, str]) -> str:
     return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
 
 
-def apply_namespace(o: dict, namespace: str | None, where: str, strict: bool) -> None:
-    """``kubectl apply -n NAMESPACE``: a namespaced object without metadata.namespace gets it;
-    with ``strict`` (an input applied over the snapshot) one that names another namespace is an
-    error, in kubectl's words."""
+def apply_namespace(o: dict, namespace: str | None) -> None:
+    """``kubectl apply -n NAMESPACE``: a namespaced object without metadata.namespace gets it.
+    An object that names its namespace keeps it: kubectl apply would refuse a mismatch, but the
+    inputs are also snapshots split over several files, which hold every namespace."""
     if not namespace or o.get("kind") not in NAMESPACED_KINDS:
         return
     md = o.get("metadata")
-    if not isinstance(md, dict):
-        return  # validation reports it
-    ns = md.get("namespace")
-    if not ns:
+    if isinstance(md, dict) and not md.get("namespace"):
         md["namespace"] = namespace
-    elif strict and ns != namespace:
-        name = md.get("name")
-        raise InputError(
-            f"{where}: {o['kind']} {ns}/{name}: metadata.namespace: the namespace from the provided object {ns!r} does not "
-            f"match the namespace {namespace!r} given with -n (kubectl apply refuses it too): drop -n or the object's namespace"
-        )
 
 
 def _defaulted(o: dict) -> dict:
