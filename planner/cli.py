@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from planner import output
-from planner.errors import PlannerError, UsageError
+from planner.errors import PlannerError
 from planner.load import Limits
 
 app = typer.Typer(
@@ -41,6 +41,13 @@ Snapshots = Annotated[
 OutputOpt = Annotated[Format, typer.Option("-o", "--output", help="Output format.")]
 NamespaceOpt = Annotated[str | None, typer.Option("-n", "--namespace", help="Namespace of the names given (like kubectl); default: default.")]
 MaxBytesOpt = Annotated[int, typer.Option("--max-bytes", help="Largest input file accepted, in bytes.", min=1)]
+OverlayOpt = Annotated[
+    bool,
+    typer.Option(
+        "--overlay/--no-overlay",
+        help="Apply the inputs after the first over it, as kubectl apply would: an object replaces the one of the same kind, namespace and name (what it keeps of it: docs/semantics.md#overlay), and the notes say what was replaced. --no-overlay: a repeated object is an error.",
+    ),
+]
 
 DEFAULT_MAX_BYTES = Limits().max_bytes
 
@@ -53,12 +60,13 @@ def _limits(max_bytes: int) -> Limits:
 def validate(
     paths: Snapshots,
     out: OutputOpt = Format.table,
+    overlay: OverlayOpt = True,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Read and validate inputs as the API server would; report every error (exit 2 if any)."""
     from planner.commands.validate import validate_inputs
 
-    result = validate_inputs(paths, _limits(max_bytes))
+    result = validate_inputs(paths, _limits(max_bytes), overlay=overlay)
     output.emit(result, out.value, _validate_table)
     return 0 if result["valid"] else 2
 
@@ -80,12 +88,13 @@ def _validate_table(r: dict) -> str:
 def render(
     paths: Snapshots,
     out: Annotated[Format, typer.Option("-o", "--output", help="yaml (default) or json.")] = Format.yaml,
+    overlay: OverlayOpt = True,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Print a scenario (or any input) expanded into a kubectl-appliable List."""
     from planner.commands.render import render_inputs
 
-    doc = render_inputs(paths, _limits(max_bytes))
+    doc = render_inputs(paths, _limits(max_bytes), overlay=overlay)
     output.emit(doc, "json" if out is Format.json else "yaml")
     return 0
 
@@ -100,12 +109,26 @@ SchedulerConfigOpt = Annotated[
 ]
 
 
+class ExplainFormat(str, Enum):
+    table = "table"
+    wide = "wide"
+    json = "json"
+    yaml = "yaml"
+
+
 @app.command()
 def explain(
     paths: Snapshots,
-    pod: Annotated[str | None, typer.Option("--pod", help="The pod to explain: NAMESPACE/NAME or NAME (with -n).")] = None,
+    pod: Annotated[
+        list[str] | None,
+        typer.Option("--pod", help="A pod to explain: NAMESPACE/NAME or NAME (with -n); repeatable.", show_default=False),
+    ] = None,
     pod_file: Annotated[str | None, typer.Option("--pod-file", help="A pod manifest that does not exist yet.")] = None,
-    namespace: NamespaceOpt = None,
+    namespace: Annotated[
+        str | None,
+        typer.Option("-n", "--namespace", help="Namespace of the pods named (like kubectl); without --pod: explain every Pending pod of it. Default: default."),
+    ] = None,
+    all_namespaces: Annotated[bool, typer.Option("-A", "--all-namespaces", help="Explain every Pending pod of every namespace, grouped by the reason that blocks it.")] = False,
     scores: Annotated[
         bool,
         typer.Option(
@@ -114,16 +137,28 @@ def explain(
         ),
     ] = False,
     scheduler_config: SchedulerConfigOpt = None,
-    out: OutputOpt = Format.table,
+    out: Annotated[ExplainFormat, typer.Option("-o", "--output", help="Output format; wide: with several pods, one row per pod with kube-scheduler's message for it.")] = ExplainFormat.table,
+    overlay: OverlayOpt = True,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
-    """Why a pod can or cannot be placed: every filter plugin on every node, as kube-scheduler sees it (--scores: and how the feasible ones score)."""
-    from planner.commands.explain import explain_pod, render_table
+    """Why pods can or cannot be placed: every filter plugin on every node, as kube-scheduler sees it (--scores: and how the feasible ones score); without --pod, every Pending pod grouped by what blocks it."""
+    from planner.commands.explain import explain_command, render_any, render_wide
 
-    if (pod is None) == (pod_file is None):
-        raise UsageError("explain: give exactly one of --pod NAMESPACE/NAME or --pod-file POD.yaml")
-    result = explain_pod(paths, pod=pod, pod_file=pod_file, namespace=namespace, limits=_limits(max_bytes), scores=scores, scheduler_config=scheduler_config)
-    output.emit(result, out.value, render_table)
+    result = explain_command(
+        paths,
+        pods=list(pod or []),
+        pod_file=pod_file,
+        namespace=namespace,
+        all_namespaces=all_namespaces,
+        limits=_limits(max_bytes),
+        scores=scores,
+        scheduler_config=scheduler_config,
+        overlay=overlay,
+    )
+    if out is ExplainFormat.wide:
+        output.emit(result, "table", render_wide)
+    else:
+        output.emit(result, out.value, render_any)
     return 0 if result["schedulable"] else 1
 
 
@@ -150,12 +185,15 @@ def check(
     seed: SeedOpt = 0,
     workers: WorkersOpt = 2,
     scheduler_config: SchedulerConfigOpt = None,
+    overlay: OverlayOpt = True,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Prove whether workloads can reach N replicas: a verified placement, or a minimal why-not."""
     from planner.commands.check import check_command, render_check
 
-    result = check_command(paths, workload, replicas, namespace, _solve_opts(time_limit, seed, workers), _limits(max_bytes), scheduler_config)
+    result = check_command(
+        paths, workload, replicas, namespace, _solve_opts(time_limit, seed, workers), _limits(max_bytes), scheduler_config, overlay=overlay
+    )
     output.emit(result, out.value, render_check)
     return 0 if result["schedulable"] else 1
 
@@ -163,7 +201,16 @@ def check(
 @app.command()
 def capacity(
     paths: Snapshots,
-    workload: Annotated[str, typer.Option("--workload", "-w", help="KIND/NAME (deployment or statefulset).", show_default=False)],
+    workload: Annotated[str | None, typer.Option("--workload", "-w", help="KIND/NAME (deployment or statefulset).", show_default=False)] = None,
+    pod_file: Annotated[
+        str | None,
+        typer.Option(
+            "--pod-file",
+            help="A Pod, Deployment, StatefulSet or ReplicaSet manifest not in the snapshot (- for stdin): how many more of its pods fit, per node and per zone (cluster-capacity's --podspec, proven).",
+            show_default=False,
+        ),
+    ] = None,
+    max_limit: Annotated[int | None, typer.Option("--max-limit", help="With --pod-file: stop counting at N (the answer is then 'at least N').", min=1)] = None,
     namespace: NamespaceOpt = None,
     rng: Annotated[str | None, typer.Option("--range", help="Replica counts A..B (default: the HPA's min..max, else 1..2 x replicas).")] = None,
     zone_failure: Annotated[bool, typer.Option("--zone-failure", help="For each zone lost: do the replicas still fit?")] = False,
@@ -174,13 +221,19 @@ def capacity(
     seed: SeedOpt = 0,
     workers: WorkersOpt = 2,
     scheduler_config: SchedulerConfigOpt = None,
+    overlay: OverlayOpt = True,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
-    """Which replica counts are schedulable, surviving a zone loss, and nodes to add."""
-    from planner.commands.capacity import capacity_command, render_capacity
+    """Which replica counts are schedulable, surviving a zone loss, and nodes to add; or (--pod-file) how many more of a pod fit."""
+    from planner.commands.capacity import capacity_command, render_any
 
-    result = capacity_command(paths, workload, namespace, rng, zone_failure, add_nodes, plot, _solve_opts(time_limit, seed, workers), _limits(max_bytes), scheduler_config)
-    output.emit(result, out.value, render_capacity)
+    result = capacity_command(
+        paths, workload, namespace, rng, zone_failure, add_nodes, plot, _solve_opts(time_limit, seed, workers), _limits(max_bytes),
+        scheduler_config, pod_file=pod_file, max_limit=max_limit, overlay=overlay,
+    )
+    output.emit(result, out.value, render_any)
+    if "per_node" in result:
+        return 0 if result["count"] > 0 else 1
     failing = any(not r["schedulable"] for r in result["replicas"]) or bool((result.get("bound") or {}).get("past"))
     failing = failing or any(not z["schedulable"] for z in result.get("zone_failure", []))
     return 1 if failing else 0
@@ -203,6 +256,7 @@ def simulate(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the scheduler's tie-breaks.")] = 0,
     scheduler_config: SchedulerConfigOpt = None,
     out: OutputOpt = Format.table,
+    overlay: OverlayOpt = True,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Replay a transition pod by pod, as the controllers and kube-scheduler would, and find where it sticks."""
@@ -217,6 +271,7 @@ def simulate(
         seed,
         _limits(max_bytes),
         scheduler_config,
+        overlay=overlay,
     )
     output.emit(result, out.value, render_simulate)
     return 0 if result["completed"] else 1
@@ -238,6 +293,7 @@ def remediate(
     out: OutputOpt = Format.table,
     time_limit: TimeLimitOpt = 30.0,
     seed: SeedOpt = 0,
+    overlay: OverlayOpt = True,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """The cheapest verified changes (as patches) that make a failing check, rollout or scale succeed."""
@@ -245,7 +301,7 @@ def remediate(
 
     result = remediate_command(
         paths, workload, namespace, replicas, rollout, scale, forbid or [], allow_destructive, top, emit,
-        _solve_opts(time_limit, seed, 1), seed, _limits(max_bytes), steps,
+        _solve_opts(time_limit, seed, 1), seed, _limits(max_bytes), steps, overlay=overlay,
     )
     output.emit(result, out.value, render_remediate)
     return 0 if result["schedulable_now"] or result["plans"] else 1

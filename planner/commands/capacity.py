@@ -7,18 +7,18 @@ from collections.abc import Iterable
 from typing import Any
 
 from models.solve import SolveOptions
-from planner.engines.capacity import capacity, parse_range
+from planner.engines.capacity import capacity, make_probe, parse_range, spec_capacity
 from planner.engines.workloads import parse_workload
 from planner.errors import UsageError
 from planner.files import write_with
-from planner.load import Limits, load_snapshot, read_scheduler_config
+from planner.load import Limits, load_snapshot, read_manifest, read_scheduler_config
 from planner.output import note, progress, table
 from planner.scheduler.config import feasibility_notes
 
 
 def capacity_command(
     paths: Iterable[str],
-    workload: str,
+    workload: str | None,
     namespace: str | None,
     rng: str | None,
     zone_failure: bool,
@@ -27,9 +27,34 @@ def capacity_command(
     opts: SolveOptions,
     limits: Limits,
     scheduler_config: str | None = None,
+    *,
+    pod_file: str | None = None,
+    max_limit: int | None = None,
+    overlay: bool = True,
 ) -> dict[str, Any]:
+    if (workload is None) == (pod_file is None):
+        raise UsageError("capacity: give exactly one of --workload KIND/NAME or --pod-file POD.yaml")
+    if pod_file is not None:
+        given = [o for o, v in (("--range", rng), ("--zone-failure", zone_failure), ("--add-nodes", add_nodes), ("--plot", plot)) if v]
+        if given:
+            raise UsageError(f"capacity: {', '.join(given)} go with --workload; --pod-file counts how many more copies of a pod fit")
+        if pod_file == "-" and "-" in list(paths):
+            raise UsageError("capacity: standard input can be read once: give the snapshot or --pod-file as a file")
+    elif max_limit is not None:
+        raise UsageError("capacity: --max-limit goes with --pod-file (--range bounds the counts of --workload)")
     config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
-    snap = load_snapshot(paths, limits, notice=note)
+    if pod_file is not None:
+        obj, file_notes = read_manifest(pod_file, POD_FILE_KINDS, "--pod-file", limits, namespace)
+        snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
+        label = "<stdin>" if pod_file == "-" else pod_file
+        probe = make_probe(snap, obj, f"{type(obj).__name__} {obj.namespace}/{obj.name} from {label}")
+        probe.notes[:0] = file_notes
+        result = spec_capacity(probe, opts, max_limit, progress=progress)
+        if config is not None:
+            result["notes"].extend(feasibility_notes(config, config.main))
+        return result
+    assert workload is not None
+    snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
     ref = parse_workload(workload, namespace)
     r = parse_range(rng) if rng else None
     result = capacity(snap, ref, r, zone_failure, add_nodes, opts, progress=progress)
@@ -39,6 +64,35 @@ def capacity_command(
         write_plot(result, snap, plot)
         note(f"wrote {plot}")
     return result
+
+
+POD_FILE_KINDS = ("Pod", "Deployment", "StatefulSet", "ReplicaSet")
+
+
+def render_any(r: dict) -> str:
+    return render_pod_capacity(r) if "per_node" in r else render_capacity(r)
+
+
+def render_pod_capacity(r: dict) -> str:
+    """cluster-capacity's report: the pod's requests, how many more fit, why not one more, and
+    the pods per node (and per zone)."""
+    req = ", ".join(f"{k} {_quantity(k, v)}" for k, v in r["requests"].items()) or "none"
+    lines = [f"{r['source']}: requests {req}"]
+    more = f"at least {r['count']:,}" if r["limited"] else f"{r['count']:,}"
+    lines.append(f"  the cluster can take {more} more pod(s) like it" + (" (stopped at --max-limit)" if r["limited"] else ""))
+    lim = r.get("limit")
+    if lim:
+        lines.append(f"  one more fails: {lim['reason']}")
+        if lim.get("scheduler"):
+            lines.append(f"    kube-scheduler would say, once these are placed: {lim['scheduler']}")
+    if r["per_node"]:
+        lines.append("  a placement of them, verified pod by pod through every filter:")
+        lines.append(table(["zone", "pods"], [[z["zone"] or "(no zone)", z["count"]] for z in r["per_zone"]], indent="    "))
+        lines.append("")
+        lines.append(table(["node", "zone", "pods"], [[n["node"], n["zone"] or "-", n["count"]] for n in r["per_node"]], indent="    "))
+    for n in r.get("notes", []):
+        lines.append(f"  note: {n}")
+    return "\n".join(lines)
 
 
 def render_capacity(r: dict) -> str:

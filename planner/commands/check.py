@@ -22,11 +22,13 @@ def check_command(
     opts: SolveOptions,
     limits: Limits,
     scheduler_config: str | None = None,
+    *,
+    overlay: bool = True,
 ) -> dict[str, Any]:
     if not workloads:
         raise UsageError("check: give at least one --workload KIND/NAME")
     config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
-    snap = load_snapshot(paths, limits, notice=note)
+    snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
     refs = [parse_workload(w, namespace) for w in workloads]
     out = check_replicas(snap, refs, replicas, opts)
     targets = {str(p.ref): p.replicas for p in out.plans}

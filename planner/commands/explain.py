@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from planner.domain import Pod
-from planner.engines.explain import explain
+from planner.engines.explain import explain, explain_pending, pending_pods
 from planner.errors import InputError, UsageError
-from planner.load import Limits, build_snapshot, load_snapshot, read_objects, read_scheduler_config, validate_raw
+from planner.load import Limits, load_snapshot, read_manifest, read_scheduler_config
 from planner.output import note, table
 from planner.priority import resolve_spec
 from planner.scheduler.config import SchedulerConfig
 from planner.scheduler.registry import Profile
+from planner.snapshot import Snapshot
 
 
 def split_name(ref: str, namespace: str | None) -> tuple[str, str]:
@@ -30,19 +31,8 @@ def split_name(ref: str, namespace: str | None) -> tuple[str, str]:
 
 
 def _pod_from_file(path: str, namespace: str | None, limits: Limits) -> Pod:
-    raw = read_objects([path], limits)
-    pods = [o for o in raw.objects if o.get("kind") == "Pod"]
-    if len(pods) != 1:
-        raise InputError(f"{path}: --pod-file needs exactly one Pod, found {len(pods)}")
-    raw.objects = pods
-    md = pods[0].setdefault("metadata", {}) if isinstance(pods[0].get("metadata", {}), dict) else None
-    if md is not None and namespace and not md.get("namespace"):
-        md["namespace"] = namespace
-    errors = validate_raw(raw)
-    if errors:
-        raise InputError(*errors)
-    snap = build_snapshot(raw)
-    return next(iter(snap.pods.values()))
+    pod, _ = read_manifest(path, ("Pod",), "--pod-file", limits, namespace)
+    return pod
 
 
 def explain_pod(
@@ -54,33 +44,136 @@ def explain_pod(
     limits: Limits,
     scores: bool = False,
     scheduler_config: str | None = None,
+    overlay: bool = True,
 ) -> dict:
+    """One pod, named or read from a file: the single-pod shape (docs/output.md, explain)."""
+    return explain_command(
+        paths, pods=[pod] if pod is not None else [], pod_file=pod_file, namespace=namespace, all_namespaces=False,
+        limits=limits, scores=scores, scheduler_config=scheduler_config, overlay=overlay,
+    )
+
+
+def explain_command(
+    paths: Iterable[str],
+    *,
+    pods: list[str],
+    pod_file: str | None,
+    namespace: str | None,
+    all_namespaces: bool,
+    limits: Limits,
+    scores: bool = False,
+    scheduler_config: str | None = None,
+    overlay: bool = True,
+) -> dict:
+    """What ``planner explain`` prints: one pod (``--pod X`` alone, ``--pod-file``) in the
+    single-pod shape; several ``--pod`` or every Pending pod (``-A``, ``-n``, or neither: the
+    namespace default, as kubectl) in the list shape (docs/output.md, explain-list)."""
+    if pod_file is not None and pods:
+        raise UsageError("explain: give --pod NAMESPACE/NAME or --pod-file POD.yaml, not both")
+    if all_namespaces and (pods or pod_file is not None):
+        raise UsageError("explain: -A explains every Pending pod; --pod and --pod-file name one (a pod cannot be named across all namespaces)")
+    if all_namespaces and namespace:
+        raise UsageError("explain: give -n NAMESPACE or -A, not both")
+    listing = not pods and pod_file is None
+    if scores and listing:
+        raise UsageError("explain: --scores scores the nodes of named pods: give --pod NAMESPACE/NAME")
+    keys = [f"{ns}/{name}" for ns, name in (split_name(p, namespace) for p in pods)]
     config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
-    snap = load_snapshot(paths, limits, notice=note)
-    notes = list(snap.notes)
+    snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
     if pod_file is not None:
         target = _pod_from_file(pod_file, namespace, limits)
         # the Priority admission plugin, with the snapshot's PriorityClasses
         target = replace(target, spec=resolve_spec(target.spec, snap.priority_classes))
+        notes = list(snap.notes)
         if target.key in snap.pods:
             notes.append(f"pod {target.key} from {pod_file} replaces the pod of that name in the snapshot")
+        return _one(snap, target, notes, scores, config, scheduler_config)
+    missing = [k for k in dict.fromkeys(keys) if k not in snap.pods]
+    if missing:
+        raise InputError(*(f"pod {k} not found in the input ({len(snap.pods)} pods read)" for k in missing))
+    if len(keys) == 1:
+        return _one(snap, snap.pods[keys[0]], list(snap.notes), scores, config, scheduler_config)
+    notes = list(snap.notes)
+    profile_for: Callable[[Pod], Profile] | None = None
+    profile_said: list[str] = []
+    if config is not None:
+        profile_for, profile_said = _profiles(config, scheduler_config or "", notes)
+    if listing:
+        ns = None if all_namespaces else (namespace or "default")
+        targets = pending_pods(snap, ns)
+        entries = explain_pending(snap, targets, profile_for)
+        scope = "all namespaces" if ns is None else f"namespace {ns}"
+        bound = sum(1 for p in snap.pods.values() if p.phase == "Pending" and p.spec.node_name and not p.terminating and (ns is None or p.namespace == ns))
+        if bound:
+            notes.append(f"{bound} Pending pod(s) are bound to a node and starting (pulling images, mounting volumes): not a scheduling matter, not listed")
     else:
-        ns, name = split_name(pod or "", namespace)
-        key = f"{ns}/{name}"
-        if key not in snap.pods:
-            raise InputError(f"pod {key} not found in the input ({len(snap.pods)} pods read)")
-        target = snap.pods[key]
+        scope = "pods"
+        entries = []
+        for k in dict.fromkeys(keys):
+            t = snap.pods[k]
+            prof = profile_for(t) if profile_for is not None else None
+            entries.append(explain(snap, t, [], scores=scores, profile=prof))
+    notes.extend(profile_said)
+    return list_shape(scope, entries, notes)
+
+
+def _profiles(config: SchedulerConfig, source: str, notes: list[str]) -> tuple[Callable[[Pod], Profile], list[str]]:
+    """The profile each pod is explained with (its schedulerName's, else the main one, noted
+    once per name), and the notes of the profiles used (filled in as pods are explained)."""
+    said: list[str] = []
+    seen: set[str] = set()
+
+    def profile_for(p: Pod) -> Profile:
+        prof = config.profile_for(p.spec.scheduler_name)
+        name = p.spec.scheduler_name
+        if prof is None:
+            prof = config.main
+            if name not in seen:
+                notes.append(f"pods naming schedulerName {name!r}, which {source} has no profile for, are explained with profile {prof.scheduler_name!r}")
+        seen.add(name)
+        for n in profile_notes(config, prof):
+            if n not in said:
+                said.append(n)
+        return prof
+
+    return profile_for, said
+
+
+def _one(snap: Snapshot, target: Pod, notes: list[str], scores: bool, config: SchedulerConfig | None, source: str | None) -> dict:
     profile = None
     if config is not None:
         profile = config.profile_for(target.spec.scheduler_name)
         if profile is None:
             profile = config.main
             notes.append(
-                f"pod {target.key} names schedulerName {target.spec.scheduler_name!r}, which {scheduler_config} has no "
+                f"pod {target.key} names schedulerName {target.spec.scheduler_name!r}, which {source} has no "
                 f"profile for; explained with profile {profile.scheduler_name!r}"
             )
         notes.extend(profile_notes(config, profile))
     return explain(snap, target, notes, scores=scores, profile=profile)
+
+
+def list_shape(scope: str, entries: list[dict], notes: list[str]) -> dict:
+    """Several pods' explanations (docs/output.md, explain-list): each pod's, and the pods grouped
+    by the reason that blocks them (most pods first)."""
+    groups: dict[tuple[str, bool, bool], list[str]] = {}
+    for e in entries:
+        helps = bool((e.get("preemption") or {}).get("helps"))
+        groups.setdefault((e["reason"], e["schedulable"], helps), []).append(e["pod"])
+    ranked = sorted(groups.items(), key=lambda kv: (kv[0][1], -len(kv[1]), kv[0][0]))
+    blocked = sum(1 for e in entries if not e["schedulable"])
+    return {
+        "scope": scope,
+        "schedulable": blocked == 0,
+        "count": len(entries),
+        "unschedulable": blocked,
+        "groups": [
+            {"reason": reason, "schedulable": ok, "preemption_helps": helps, "count": len(names), "pods": names}
+            for (reason, ok, helps), names in ranked
+        ],
+        "pods": entries,
+        "notes": notes,
+    }
 
 
 def profile_notes(config: SchedulerConfig, profile: Profile) -> list[str]:
@@ -186,3 +279,86 @@ def render_table(r: dict) -> str:
     for n in r["notes"]:
         out.append(f"  note: {n}")
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- several pods
+
+MAX_NAMES = 3  # pods named per group in the table; the rest are counted
+
+
+def render_any(r: dict) -> str:
+    """The table of either shape."""
+    return render_list(r) if "groups" in r else render_table(r)
+
+
+def render_wide(r: dict) -> str:
+    """``-o wide``: the list shape one row per pod, with kube-scheduler's message for it."""
+    return render_list(r, wide=True) if "groups" in r else render_table(r)
+
+
+def _headline(r: dict) -> str:
+    n, blocked = r["count"], r["unschedulable"]
+    if r["scope"] == "pods":
+        what = f"{n} pods"
+    else:
+        what = f"{n} Pending pod{'s' if n != 1 else ''} in {r['scope']}"
+    if not n:
+        return f"no Pending pods in {r['scope']}" + (" (-A: every namespace)" if r["scope"].startswith("namespace") else "")
+    return f"{what}: {blocked} cannot be placed, {n - blocked} can be placed now"
+
+
+def _short(pod: str, scope: str) -> str:
+    return pod.split("/", 1)[1] if scope.startswith("namespace") else pod
+
+
+def render_list(r: dict, wide: bool = False) -> str:
+    out: list[str] = []
+    if r["scope"] == "pods" and not wide:
+        for e in r["pods"]:
+            out.append(render_table(e))
+            out.append("")
+        out.append(_headline(r))
+    else:
+        out.append(_headline(r))
+        if r["pods"] and wide:
+            by_pod = {e["pod"]: e for e in r["pods"]}
+            rows = []
+            for g in r["groups"]:
+                for k in g["pods"]:
+                    e = by_pod[k]
+                    rows.append([_short(k, r["scope"]), "yes" if e["schedulable"] else "no", _preempt(g), e["summary"]])
+            out.append(table(["pod", "fits", "preemption", "kube-scheduler says"], rows, indent="  "))
+        elif r["pods"]:
+            rows = []
+            for g in r["groups"]:
+                shown = abbreviate([_short(k, r["scope"]) for k in g["pods"]])
+                rows.append([g["count"], "yes" if g["schedulable"] else "no", _preempt(g), g["reason"], shown])
+            out.append(table(["pods", "fits", "preemption", "reason", "names"], rows, indent="  "))
+            out.append("  (-o wide: kube-scheduler's message for each pod; --pod NAME: every node and plugin for one)")
+    for n in r["notes"]:
+        out.append(f"  note: {n}")
+    return "\n".join(out)
+
+
+def abbreviate(names: list[str], k: int = MAX_NAMES) -> str:
+    """Pod names, short: the pods of one controller (the same name up to the last '-') as
+    ``prefix-{a,b,c,...}``, at most ``k`` names or suffixes each and ``k`` controllers in all."""
+    families: dict[str, list[str]] = {}
+    for n in names:
+        head, dash, tail = n.rpartition("-")
+        families.setdefault(head + dash if dash and head else n, []).append(tail if dash and head else "")
+    parts = []
+    for prefix, tails in list(families.items())[:k]:
+        if len(tails) == 1:
+            parts.append(prefix + tails[0])
+        else:
+            more = ",..." if len(tails) > k else ""
+            parts.append(f"{prefix}{{{','.join(tails[:k])}{more}}}")
+    rest = sum(len(t) for t in list(families.values())[k:])
+    return ", ".join(parts) + (f" and {rest} more" if rest else "")
+
+
+def _preempt(g: dict) -> str:
+    if g["schedulable"]:
+        return ""
+    return "would help" if g["preemption_helps"] else "no"

@@ -28,6 +28,8 @@ def remediate_command(
     seed: int,
     limits: Limits,
     steps: str | None = None,
+    *,
+    overlay: bool = True,
 ) -> dict[str, Any]:
     given = [x for x in (replicas is not None, rollout, scale is not None, steps is not None) if x]
     if len(given) != 1:
@@ -36,7 +38,7 @@ def remediate_command(
         from planner.engines.remediation.emit import check_dir
 
         check_dir(emit_dir)  # a DIR that --emit would refuse is refused before the search
-    snap = load_snapshot(paths, limits, notice=note)
+    snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
     ref = parse_workload(workload, namespace)
     if steps is not None:
         goal = Goal(ref, "replay", None, steps=read_steps(steps, limits), source=steps)

@@ -11,9 +11,10 @@ from planner.load import Limits, read_objects, skipped_notice, validate_raw
 from planner.output import note
 
 
-def render_inputs(paths: Iterable[str], limits: Limits) -> dict:
-    """The inputs (scenarios expanded) as one kubectl-appliable List; validated first."""
-    raw = read_objects(paths, limits)
+def render_inputs(paths: Iterable[str], limits: Limits, *, overlay: bool = True) -> dict:
+    """The inputs (scenarios expanded, later inputs applied over the first) as one
+    kubectl-appliable List; validated first."""
+    raw = read_objects(paths, limits, overlay=overlay)
     pristine = orjson.loads(orjson.dumps(raw.objects))  # before the API server's defaults
     errors = validate_raw(raw)
     if errors:
@@ -21,4 +22,6 @@ def render_inputs(paths: Iterable[str], limits: Limits) -> dict:
     n = skipped_notice(raw)
     if n:
         note(n)
+    for m in raw.notes:
+        note(f"note: {m}")
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": pristine}

@@ -17,6 +17,8 @@ POD_MANAGEMENT = ("OrderedReady", "Parallel", "OrderedScheduled")
 def simulate_command(
     paths: Iterable[str], workloads: list[str], namespace: str | None, ops: dict, pod_management: str | None, seed: int, limits: Limits,
     scheduler_config: str | None = None,
+    *,
+    overlay: bool = True,
 ) -> dict[str, Any]:
     from planner.engines.replay import Simulator, Step, parse_steps
 
@@ -27,7 +29,7 @@ def simulate_command(
     if ops.get("set_image") and not ops.get("rollout"):
         raise UsageError("--set-image needs --rollout")
     config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
-    snap = load_snapshot(paths, limits, notice=note)
+    snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
     refs = [parse_workload(w, namespace) for w in workloads]
     from planner.engines.workloads import find_workload
 

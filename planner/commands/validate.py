@@ -10,14 +10,14 @@ from planner.load import Limits, build_snapshot, read_objects, skipped_notice, v
 from planner.output import note
 
 
-def validate_inputs(paths: Iterable[str], limits: Limits) -> dict:
+def validate_inputs(paths: Iterable[str], limits: Limits, *, overlay: bool = True) -> dict:
     """Every error in the inputs; never raises for invalid content.
 
     Inputs are one snapshot read together; a directory of scenarios (each its own cluster) is
     validated file by file and the results merged."""
     paths = list(paths)
     try:
-        raw = read_objects(paths, limits)
+        raw = read_objects(paths, limits, overlay=overlay)
     except InputError as e:
         if any("only one Scenario can be read at a time" in m for m in e.messages):
             return _validate_each(paths, limits)
@@ -26,10 +26,10 @@ def validate_inputs(paths: Iterable[str], limits: Limits) -> dict:
     if not raw.objects and not errors:
         errors = ["no Kubernetes objects of the kinds planner reads"]
     counts = Counter(o["kind"] for o in raw.objects)
-    notes: list[str] = []
+    notes: list[str] = list(raw.notes)
     if not errors:
         try:
-            notes = build_snapshot(raw).notes
+            notes += build_snapshot(raw).notes
         except InputError as e:
             errors = e.messages
     n = skipped_notice(raw)

@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from models.solve import SolveOptions
 from planner.controllers.daemon import daemon_pods_for_node, is_host_network
 from planner.controllers.nodegroups import NodeGroup, node_groups
-from planner.domain import Pod, PodSpec, StatefulSet
-from planner.engines.check import CheckOutcome, check_by_known_order, check_replicas
-from planner.engines.workloads import BOUND_SLACK, WorkloadRef, find_workload, owned_by, room_bound
+from planner.controllers.replicaset import pod_from_template
+from planner.domain import Deployment, Pod, PodSpec, ReplicaSet, StatefulSet
+from planner.engines.check import CheckOutcome, bound_outcome, check_by_known_order, check_plans, check_replicas
+from planner.engines.workloads import (
+    BOUND_SLACK,
+    Plan,
+    RoomBound,
+    WorkloadRef,
+    base_cluster,
+    find_workload,
+    owned_by,
+    plan_workload,
+    room_bound,
+    room_for,
+)
 from planner.errors import UsageError
 from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
+from planner.priority import resolve_spec
 from planner.snapshot import Snapshot
 
 MAX_ADDED_NODES = 12
@@ -279,3 +293,218 @@ def _compositions(total: int, parts: int):
 
 def is_statefulset(obj: Any) -> bool:
     return isinstance(obj, StatefulSet)
+
+
+# --------------------------------------------------------------------------- copies of a pod spec
+
+
+@dataclass
+class Probe:
+    """What ``capacity --pod-file`` counts copies of: a Pod (or a ReplicaSet's pods: copies of
+    the pod, as the ReplicaSet controller makes them) or a Deployment's or StatefulSet's pods (a
+    workload of that manifest with no replicas yet, planned by its controllers' rules:
+    planner.engines.workloads), none of them in the snapshot."""
+
+    snap: Snapshot  # the snapshot the copies go into (holding the new workload, for one)
+    ref: WorkloadRef
+    source: str  # "Pod default/web", for people
+    spec: PodSpec  # the copies' spec (priority resolved with the snapshot's classes)
+    copy: Callable[[int], list[Pod]] | None = None  # Pod / ReplicaSet: the first n copies
+    notes: list[str] = field(default_factory=list)
+
+    def plans(self, n: int) -> list[Plan]:
+        if self.copy is not None:
+            return [Plan(self.ref, n, new=self.copy(n))]
+        return [plan_workload(self.snap, self.ref, n)]
+
+    def bound(self) -> RoomBound:
+        if self.copy is not None:
+            more, alone, nodes, excluded, evicting = room_for(self.spec, base_cluster(self.snap))
+            return RoomBound(self.ref, 0, 0, more, alone, nodes, excluded, evicting)
+        return room_bound(self.snap, self.ref, 0)
+
+
+PROBE_UID = "planner-capacity-probe"  # no ownerReference of the snapshot names it
+
+
+def _free_name(name: str, taken: Callable[[str], bool]) -> str:
+    if not taken(name):
+        return name
+    i = 2
+    while taken(f"{name}-copy{i if i > 2 else ''}"):
+        i += 1
+    return f"{name}-copy{i if i > 2 else ''}"
+
+
+def make_probe(snap: Snapshot, obj: Pod | Deployment | StatefulSet | ReplicaSet, source: str) -> Probe:
+    """The probe of ``obj`` (read from a manifest) for ``snap``: its pod template's priority
+    resolved as admission would with the snapshot's PriorityClasses; a workload whose name the
+    snapshot already uses is renamed (its pods would be mistaken for the existing one's)."""
+    notes: list[str] = []
+    ns = obj.namespace
+    if isinstance(obj, (Deployment, StatefulSet)):
+        kind = type(obj).__name__
+        table = snap.deployments if kind == "Deployment" else snap.statefulsets
+        owners = {(p.owner.kind, f"{p.namespace}/{p.owner.name}") for p in snap.pods.values() if p.owner is not None}
+        owners |= {(rs.owner.kind, f"{rs.namespace}/{rs.owner.name}") for rs in snap.replicasets.values() if rs.owner is not None}
+        name = _free_name(obj.name, lambda n: f"{ns}/{n}" in table or (kind, f"{ns}/{n}") in owners)
+        if name != obj.name:
+            notes.append(f"{kind} {ns}/{obj.name} is in the snapshot already: its copies are counted as those of a new {kind} {ns}/{name}")
+        tpl = replace(obj.template, spec=resolve_spec(obj.template.spec, snap.priority_classes))
+        probe = replace(obj, name=name, replicas=0, template=tpl, uid=PROBE_UID)
+        out = snap.copy()
+        getattr(out, "deployments" if kind == "Deployment" else "statefulsets")[probe.key] = probe
+        policy = probe.pod_management_policy if isinstance(probe, StatefulSet) else "OrderedReady"
+        if policy != "OrderedReady":
+            notes.append(
+                f"{source} has podManagementPolicy {policy}: its pods differ by ordinal (name, claims), so "
+                "the count is the largest n that fits when n + 1 does not; `capacity --workload` walks every count"
+            )
+        return Probe(out, WorkloadRef(kind, ns, name), source, tpl.spec, None, notes)
+    if isinstance(obj, ReplicaSet):
+        spec = resolve_spec(obj.template.spec, snap.priority_classes)
+        rs = replace(obj, template=replace(obj.template, spec=replace(spec, node_name="")), uid=PROBE_UID, owner=None)
+
+        def rs_copies(n: int) -> list[Pod]:
+            return [pod_from_template(rs, name, "") for name in _copy_names(snap, rs.namespace, rs.name, n)]
+
+        return Probe(snap, WorkloadRef("ReplicaSet", ns, obj.name), source, spec, rs_copies, notes)
+    spec = replace(resolve_spec(obj.spec, snap.priority_classes), node_name="")
+    if obj.spec.node_name:
+        notes.append(f"{source} names spec.nodeName {obj.spec.node_name}: its copies are placed by the scheduler instead")
+    pod = replace(obj, spec=spec, phase="Pending", owner=None, uid="", nominated_node_name="", terminating=False)
+
+    def pod_copies(n: int) -> list[Pod]:
+        return [replace(pod, name=name) for name in _copy_names(snap, pod.namespace, pod.name, n)]
+
+    return Probe(snap, WorkloadRef("Pod", ns, obj.name), source, spec, pod_copies, notes)
+
+
+def _copy_names(snap: Snapshot, namespace: str, name: str, n: int) -> list[str]:
+    """``<name>-1``, ``<name>-2``, ...: the first n names no pod of the snapshot has."""
+    out: list[str] = []
+    i = 0
+    while len(out) < n:
+        i += 1
+        k = f"{name}-{i}"
+        if f"{namespace}/{k}" not in snap.pods:
+            out.append(k)
+    return out
+
+
+def spec_capacity(probe: Probe, opts: SolveOptions, max_limit: int | None = None, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """How many more copies of the probe's pod fit, as cluster-capacity reports it
+    (kubernetes-sigs/cluster-capacity --podspec: the count, the pods per node, the reason the
+    next one fails), proven: the count n has a witness re-verified by the filters (check), and
+    n + 1 is shown impossible by check's minimal explanation, or by the cluster's bound
+    (RoomBound: the room of every node the pods' taints, affinity and cordon allow).
+
+    Copies of one spec are interchangeable, so a placement sequence of n + 1 begins with one of
+    n, and n + 1 failing means every larger count fails: the search halves the interval between
+    a count that fits and one that does not (starting from the bound, which fits whenever the
+    pods are limited by resources alone).  A Parallel StatefulSet's pods differ by ordinal; its
+    answer is the largest n that fits when n + 1 does not (Probe.notes says so).  ``max_limit``:
+    stop at that many (cluster-capacity's --max-limit); the answer is then "at least"."""
+    snap = probe.snap
+    bound = probe.bound()
+    fits: dict[int, CheckOutcome] = {0: CheckOutcome(True)}
+    fails: dict[int, CheckOutcome] = {}
+    lo = 0
+    hi = bound.max_replicas + 1  # impossible by arithmetic
+    cap = max_limit
+    hi_limit = cap + 1 if cap is not None and cap < hi else hi
+    step = 0
+
+    def check(n: int) -> CheckOutcome:
+        nonlocal step
+        step += 1
+        if progress:
+            progress(f"checking {n} copies of {probe.source} (check {step})")
+        return check_plans(snap, probe.plans(n), opts)
+
+    top = hi_limit - 1
+    if top > 0:
+        out = check(top)
+        if out.schedulable:
+            fits[top] = out
+            lo = top
+        else:
+            fails[top] = out
+            hi = top
+    while hi - lo > 1 and lo < top:
+        mid = (lo + hi) // 2
+        out = check(mid)
+        if out.schedulable:
+            fits[mid] = out
+            lo = mid
+        else:
+            fails[mid] = out
+            hi = mid
+    limited = cap is not None and lo == cap and (lo + 1) not in fails and lo + 1 <= bound.max_replicas
+    why = None
+    if not limited:
+        why = fails.get(lo + 1)
+        if why is None and lo + 1 <= BOUND_SLACK:  # past the bound, but the model names the zones and nodes that run out
+            why = check(lo + 1)
+            if why.schedulable:  # the bound is an upper bound: this cannot be
+                raise AssertionError(f"{lo + 1} copies of {probe.source} fit past the cluster's bound {bound.max_replicas}")
+        if why is None:
+            why = bound_outcome(RoomBound(probe.ref, lo + 1, *_bound_fields(bound)), lo + 1)
+    witness = fits[lo]
+    per_node, per_zone, next_summary = _distribution(probe, lo, witness, limited)
+    result: dict[str, Any] = {
+        "pod": f"{probe.ref.namespace}/{probe.ref.name}",
+        "source": probe.source,
+        "requests": dict(sorted(probe.spec.requests.items())),
+        "count": lo,
+        "limited": limited,
+        "per_node": per_node,
+        "per_zone": per_zone,
+        "limit": None
+        if why is None
+        else {
+            "reason": reason_of(why),
+            "explanation": why.explanation,
+            "scheduler": next_summary,
+        },
+        "bound": {"max": bound.max_replicas, "message": bound.message(bound.max_replicas + 1)},
+        "witness": {"verified": lo == 0 or bool(witness.placement), "model": witness.stats.get("model", "none")},
+        "checks": step,
+        "notes": probe.notes + snap.notes + [n for n in witness.notes if n not in probe.notes],
+    }
+    return result
+
+
+def _bound_fields(b: RoomBound) -> tuple:
+    return (b.running, b.more, b.alone, b.nodes, b.excluded, b.preemption)
+
+
+def _distribution(probe: Probe, n: int, witness: CheckOutcome, limited: bool) -> tuple[list[dict], list[dict], str | None]:
+    """The witness's pods per node and per zone (nodes in the snapshot's order, zones sorted),
+    and kube-scheduler's FailedScheduling message for one copy more once they are placed (what
+    cluster-capacity prints as its termination reason)."""
+    from planner.engines.workloads import cluster_after_plans
+    from planner.scheduler import runtime
+    from planner.scheduler.binding import bind_pod
+
+    snap = probe.snap
+    plans = probe.plans(n + (0 if limited else 1))
+    cluster = cluster_after_plans(snap, plans)
+    new = {p.key: p for plan in plans for p in plan.new}
+    counts: dict[str, int] = {}
+    for k, node in witness.placement.items():
+        bind_pod(cluster, new[k], node)
+        counts[node] = counts.get(node, 0) + 1
+    summary = None
+    if not limited:
+        nxt = [p for plan in plans for p in plan.new if p.key not in witness.placement]
+        if nxt:
+            summary = runtime.evaluate(nxt[-1], cluster).summary()
+    zone_of = {ni.name: ni.node.zone for ni in cluster.node_infos}
+    per_node = [{"node": ni.name, "zone": zone_of[ni.name], "count": counts[ni.name]} for ni in cluster.node_infos if ni.name in counts]
+    zones: dict[str, int] = {}
+    for node, c in counts.items():
+        z = zone_of.get(node) or ""
+        zones[z] = zones.get(z, 0) + c
+    per_zone = [{"zone": z or None, "count": c} for z, c in sorted(zones.items())]
+    return per_node, per_zone, summary

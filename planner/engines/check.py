@@ -49,6 +49,13 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
         if bound is not None:  # more than the cluster could ever hold: no pod is planned
             return bound_outcome(bound, replicas)
     plans = [plan_workload(snap, ref, replicas) for ref in refs]
+    return check_plans(snap, plans, opts)
+
+
+def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions) -> CheckOutcome:
+    """check_replicas for plans made (planner.engines.workloads.Plan): their new pods placed
+    beside the cluster's, removed pods gone; a witness verified through the filters, or a
+    minimal explanation."""
     notes = [n for p in plans for n in p.notes]
     if not any(p.new for p in plans):
         return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)

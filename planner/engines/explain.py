@@ -6,6 +6,7 @@ the weighted total, the nodes ranked by it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from planner.domain import Pod
@@ -18,7 +19,15 @@ from planner.snapshot import Snapshot
 MIN_FEASIBLE_NODES_TO_FIND = 100  # schedule_one.go minFeasibleNodesToFind (planner.engines.replay)
 
 
-def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None, *, scores: bool = False, profile: Profile | None = None) -> dict:
+def explain(
+    snap: Snapshot,
+    target: Pod,
+    notes: list[str] | None = None,
+    *,
+    scores: bool = False,
+    profile: Profile | None = None,
+    per_node: bool = True,
+) -> dict:
     """The explanation of ``target`` against ``snap`` (the pod itself is taken out of the cluster).
 
     ``scores``: every node that passes the filters gets ``scores`` (per score plugin that ran, in
@@ -30,8 +39,10 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None, *, scor
     filter follow in that order without scores.  Without feasible nodes nothing is scored.
 
     ``profile``: the scheduling profile (--scheduler-config; the default profile when None): its
-    filters are run, and its score plugins and weights score."""
-    prof = profile or DEFAULT_PROFILE
+    filters are run, and its score plugins and weights score.
+
+    ``per_node``: False leaves out what is listed per node (``nodes``, ``spread``), for the
+    explanation of many pods at once (explain_pending)."""
     notes = list(notes or [])
     cluster = base_cluster(snap).clone()
     existing = snap.pods.get(target.key)
@@ -43,35 +54,108 @@ def explain(snap: Snapshot, target: Pod, notes: list[str] | None = None, *, scor
         )
     if target.spec.node_name:
         target = _unbound(target)
+    return _explain_on(snap, cluster, target, notes, scores, profile or DEFAULT_PROFILE, per_node)
+
+
+def _explain_on(
+    snap: Snapshot, cluster: ClusterState, target: Pod, notes: list[str], scores: bool, prof: Profile, per_node: bool
+) -> dict:
     ev = runtime.evaluate(target, cluster, prof.filters)
     nodes = []
-    for res in ev.nodes:
-        ni = cluster.by_name[res.name]
-        nodes.append(
-            {
-                "name": res.name,
-                "zone": ni.node.zone,
-                "feasible": res.feasible,
-                "failures": [
-                    {"plugin": st.plugin, "reason": st.message, "detail": _detail(ev, st.plugin, target, ni)} for st in res.failures
-                ],
-            }
-        )
-    out = {
+    if per_node or scores:
+        for res in ev.nodes:
+            ni = cluster.by_name[res.name]
+            nodes.append(
+                {
+                    "name": res.name,
+                    "zone": ni.node.zone,
+                    "feasible": res.feasible,
+                    "failures": [
+                        {"plugin": st.plugin, "reason": st.message, "detail": _detail(ev, st.plugin, target, ni)} for st in res.failures
+                    ],
+                }
+            )
+    out: dict[str, Any] = {
         "pod": target.key,
         "schedulable": ev.schedulable,
         "summary": ev.summary(),
+        "reason": blocking_reason(ev),
+        "reasons": reason_counts(ev),
         "feasible_nodes": ev.feasible_nodes,
         "prefilter": [{"plugin": st.plugin, "reason": st.message} for st in ev.prefilter_failures],
-        "nodes": nodes,
-        "spread": _spread_details(ev, cluster),
-        "volumes": _volume_details(ev),
-        "notes": notes,
     }
+    if per_node:
+        out["nodes"] = nodes
+        out["spread"] = _spread_details(ev, cluster)
+    out["volumes"] = _volume_details(ev)
+    out["notes"] = notes
     if not ev.schedulable:
         out["preemption"] = _preemption(snap, target, cluster, ev, prof)
     if scores and ev.feasible_nodes:
         out["nodes"], out["skipped_score_plugins"] = _scored(target, cluster, ev.feasible_nodes, nodes, notes, prof)
+    return out
+
+
+SCHEDULABLE_REASON = "can be placed now"
+
+
+def reason_counts(ev: runtime.Evaluation) -> list[dict]:
+    """What blocks the pod, as kube-scheduler counts it for its FailedScheduling message
+    (framework.FitError: each node's first failing filter; every reason of that status): per
+    (plugin, reason), the nodes it rejects, most first.  A PreFilter rejection is every node's."""
+    counts: dict[tuple[str, str], int] = {}
+    if ev.prefilter_failures:
+        st = ev.prefilter_failures[0]
+        return [{"plugin": st.plugin, "reason": st.message, "nodes": len(ev.nodes)}]
+    for n in ev.nodes:
+        if n.failures:
+            st = n.failures[0]
+            for r in st.reasons:
+                counts[(st.plugin, r)] = counts.get((st.plugin, r), 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][1], kv[0][0]))
+    return [{"plugin": p, "reason": r, "nodes": n} for (p, r), n in ranked]
+
+
+def blocking_reason(ev: runtime.Evaluation) -> str:
+    """The reason that blocks the pod, without the node counts (pods blocked alike share it):
+    the PreFilter's message, else the distinct reasons of the nodes' first failing filters,
+    sorted; SCHEDULABLE_REASON when a node fits."""
+    if ev.schedulable:
+        return SCHEDULABLE_REASON
+    if ev.prefilter_failures:
+        return ev.prefilter_failures[0].message
+    return "; ".join(sorted({r["reason"] for r in reason_counts(ev)})) or "no nodes"
+
+
+def pending_pods(snap: Snapshot, namespace: str | None = None) -> list[Pod]:
+    """The pods waiting for a node (``kubectl get pods --field-selector=status.phase=Pending``
+    less the ones bound and starting): not bound, not terminal, not being deleted; of
+    ``namespace`` (None: every namespace); by namespace and name."""
+    out = [
+        p
+        for p in snap.pods.values()
+        if not p.spec.node_name and not p.terminal and not p.terminating and (namespace is None or p.namespace == namespace)
+    ]
+    return sorted(out, key=lambda p: (p.namespace, p.name))
+
+
+def explain_pending(
+    snap: Snapshot, pods: list[Pod], profile_for: Callable[[Pod], Profile] | None = None
+) -> list[dict]:
+    """explain(..., per_node=False) for each of ``pods`` (pods waiting for a node: none of them
+    is in the scheduler's cache), on one copy of the cluster.  Pods that differ only in name
+    (a ReplicaSet's) are evaluated once: the filters and DefaultPreemption read a pod's namespace,
+    labels, spec and nominated node, never its name."""
+    cluster = base_cluster(snap).clone()
+    done: dict[tuple, dict] = {}
+    out = []
+    for p in pods:
+        prof = profile_for(p) if profile_for is not None else DEFAULT_PROFILE
+        key = (prof.scheduler_name, p.namespace, repr(sorted(p.labels.items())), repr(p.spec), p.nominated_node_name)
+        r = done.get(key)
+        if r is None:
+            r = done[key] = _explain_on(snap, cluster, p, [], False, prof, False)
+        out.append({**r, "pod": p.key, "notes": list(r["notes"])})
     return out
 
 

@@ -30,13 +30,20 @@ from planner.controllers.controller_utils import controlled_by, generate_name, i
 from planner.controllers.deployment import find_new_replicaset, new_replicaset_identity, replicasets_of
 from planner.controllers.informers import Clock, indexed
 from planner.controllers.replicaset import pod_from_template, pods_of_replicaset, ranked_for_deletion
-from planner.controllers.statefulset import get_ordinal, new_statefulset_claim, new_statefulset_pod, pods_of_statefulset
+from planner.controllers.statefulset import (
+    get_ordinal,
+    new_statefulset_claim,
+    new_statefulset_pod,
+    pods_of_statefulset,
+    statefulset_revisions,
+)
 from planner.domain import (
     LABEL_POD_TEMPLATE_HASH,
     Deployment,
     OwnerRef,
     PersistentVolumeClaim,
     Pod,
+    PodSpec,
     ReplicaSet,
     StatefulSet,
 )
@@ -154,7 +161,9 @@ def plan_statefulset(snap: Snapshot, sts: StatefulSet, ref: WorkloadRef, replica
     owned: dict[int, Pod] = dict(pods_of_statefulset(snap, sts))
     start = sts.ordinals_start
     wanted = range(start, start + replicas)
-    revision = sts.update_revision
+    # the revision the controller creates pods at (getStatefulSetRevisions): status.updateRevision
+    # while the status describes the template, else the template's own (an applied change)
+    _, revision = statefulset_revisions(snap, sts)
     for o, p in sorted(owned.items()):
         if o not in wanted:
             plan.remove.append(p)
@@ -346,10 +355,7 @@ def room_bound(
     DefaultPreemption may evict, unless the template says preemptionPolicy: Never) leave their room
     free, as the replay may evict them.  ``running``: the workload's running pods, when the caller
     (the replay) knows them."""
-    from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
     from planner.priority import resolve_spec
-    from planner.scheduler.plugins.noderesources.fit import is_scalar_resource_name
-    from planner.scheduler.plugins.nodeunschedulable.filtering import TAINT_NODE_UNSCHEDULABLE
 
     obj = find_workload(snap, ref)
     spec = resolve_spec(obj.template.spec, snap.priority_classes)
@@ -364,6 +370,21 @@ def room_bound(
             o = get_ordinal(obj, p)
             if not lo <= o < hi:
                 freed.setdefault(p.spec.node_name, []).append(p)
+    more, alone, nodes, excluded, evicting = room_for(spec, cluster, freed, preemption)
+    return RoomBound(ref, replicas, len(owned), more, alone, nodes, excluded, evicting)
+
+
+def room_for(
+    spec: PodSpec, cluster: ClusterState, freed: dict[str, list[Pod]] | None = None, preemption: bool = False
+) -> tuple[int, dict[str, int], list[str], list[str], bool]:
+    """The most more pods of ``spec`` the nodes of ``cluster`` have room for (RoomBound's
+    arithmetic): ``(more, alone, nodes counted, nodes excluded, lower-priority pods counted as
+    evictable)``.  ``freed``: node -> pods whose room counts as free."""
+    from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
+    from planner.scheduler.plugins.noderesources.fit import is_scalar_resource_name
+    from planner.scheduler.plugins.nodeunschedulable.filtering import TAINT_NODE_UNSCHEDULABLE
+
+    freed = freed or {}
     # the resources NodeResourcesFit checks
     reqs = {r: q for r, q in spec.requests.items() if q > 0 and (r in ("cpu", "memory", "ephemeral-storage") or is_scalar_resource_name(r))}
     evict_below = spec.priority if preemption and spec.preemption_policy != "Never" else None
@@ -393,7 +414,7 @@ def room_bound(
             alone[r] += kr
             k = min(k, kr)
         more += k
-    return RoomBound(ref, replicas, len(owned), more, alone, nodes, excluded, evict_below is not None)
+    return more, alone, nodes, excluded, evict_below is not None
 
 
 BOUND_SLACK = 1000  # counts this close past the bound still get the solver's detailed why

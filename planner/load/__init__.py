@@ -35,6 +35,7 @@ class RawInput:
     skipped: Counter = field(default_factory=Counter)  # kind -> count of objects not read
     scenario: Any = None  # planner.scenario.ScenarioExpansion of the (single) scenario read
     sources: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the overlay did (planner.load.overlay)
 
 
 def collect_paths(paths: Iterable[str]) -> list[str]:
@@ -61,9 +62,15 @@ def collect_paths(paths: Iterable[str]) -> list[str]:
     return out
 
 
-def _read(path: str, limits: Limits) -> bytes:
+def _read(path: str, limits: Limits, stdin: list[bytes] | None = None) -> bytes:
+    """The bytes of one input; ``stdin`` keeps what was read from standard input, so that a load
+    that starts over (planner.load.stream.Broken) reads it again."""
     if path == "-":
+        if stdin:
+            return stdin[0]
         data = sys.stdin.buffer.read(limits.max_bytes + 1)
+        if stdin is not None:
+            stdin.append(data)
     else:
         try:
             size = os.path.getsize(path)
@@ -120,20 +127,44 @@ def _flatten(
         raw.skipped[kind] += 1
 
 
-def read_objects(paths: Iterable[str], limits: Limits | None = None) -> RawInput:
-    """Read and parse every input; returns planner's objects (undefaulted) and what was skipped."""
+def read_objects(
+    paths: Iterable[str], limits: Limits | None = None, *, overlay: bool = True, namespace: str | None = None
+) -> RawInput:
+    """Read and parse every input; returns planner's objects (undefaulted) and what was skipped.
+
+    ``overlay``: the objects of the inputs after the first replace those of the same kind,
+    namespace and name read before them (planner.load.overlay); ``namespace``: what ``-n`` gives
+    namespace-less objects."""
     limits = limits or Limits()
     raw = RawInput()
-    errors = _read_into(paths, limits, raw, None)
+    errors = _read_into(paths, limits, raw, None, overlay=overlay, namespace=namespace)
     if errors:
         raise InputError(*errors)
     return raw
 
 
-def _read_into(paths: Iterable[str], limits: Limits, raw: RawInput, emit: Callable[[dict], None] | None) -> list[str]:
+def _read_into(
+    paths: Iterable[str],
+    limits: Limits,
+    raw: RawInput,
+    emit: Callable[[dict], None] | None,
+    *,
+    overlay: bool = True,
+    namespace: str | None = None,
+    stdin: list[bytes] | None = None,
+) -> list[str]:
     """read_objects' loop: each input's objects, in order, to ``emit`` (None: to raw.objects);
     returns the errors.  With ``emit``, a large kubectl List JSON file is decoded item by item
-    (planner.load.stream), which raises stream.Broken when the load must start over."""
+    (planner.load.stream), which raises stream.Broken when the load must start over.
+
+    With ``overlay`` and several inputs, the inputs after the first are read first, and each
+    object of the first is handed on as it is read, or replaced by theirs (Overlay.take: the
+    snapshot is still read one object at a time); the objects that replaced nothing follow.
+    ``stdin``: the bytes of standard input, kept across a load that starts over."""
+    from planner.load.overlay import Overlay, apply_namespace
+
+    out: Callable[[dict], None] = emit if emit is not None else raw.objects.append
+    current: list[Callable[[dict], None]] = [out]  # where the scenario's objects go
 
     def on_scenario(doc: dict, where: str) -> None:
         from planner.scenario import expand_scenario
@@ -143,25 +174,56 @@ def _read_into(paths: Iterable[str], limits: Limits, raw: RawInput, emit: Callab
         exp = expand_scenario(doc, where)
         raw.scenario = exp
         for obj in exp.objects:
-            _flatten(obj, f"{where}: {obj.get('kind')}", raw, on_scenario, emit=emit)
+            _flatten(obj, f"{where}: {obj.get('kind')}", raw, on_scenario, emit=current[0])
 
-    errors: list[str] = []
-    for path in collect_paths(paths):
-        label = "<stdin>" if path == "-" else path
-        raw.sources.append(label)
-        try:
-            if emit is not None:
-                if path != "-" and _stream_list(path, label, limits, raw, on_scenario, emit):
+    args = list(paths)
+    groups = [collect_paths([a]) for a in args] if args else [collect_paths(args)]
+    ov = Overlay() if overlay and len(groups) > 1 else None
+    errors: dict[int, list[str]] = {}
+
+    def read_group(i: int, sink: Callable[[dict, str], None], streamed: bool) -> None:
+        for path in groups[i]:
+            label = "<stdin>" if path == "-" else path
+
+            def each(o: dict, label: str = label) -> None:
+                sink(o, label)
+
+            current[0] = each
+            try:
+                if streamed:
+                    if path != "-" and _stream_list(path, label, limits, raw, on_scenario, each):
+                        continue
+                    _stream_docs(iter_bytes(_read(path, limits, stdin), label, limits), label, raw, on_scenario, each)
                     continue
-                _stream_docs(iter_bytes(_read(path, limits), label, limits), label, raw, on_scenario, emit)
-                continue
-            docs = parse_bytes(_read(path, limits), label, limits)
-            for i, doc in enumerate(docs):
-                where = label if len(docs) == 1 else f"{label}: document {i + 1}"
-                _flatten(doc, where, raw, on_scenario)
-        except InputError as e:
-            errors.extend(e.messages)
-    return errors
+                docs = parse_bytes(_read(path, limits, stdin), label, limits)
+                for j, doc in enumerate(docs):
+                    where = label if len(docs) == 1 else f"{label}: document {j + 1}"
+                    _flatten(doc, where, raw, on_scenario, emit=each)
+            except InputError as e:
+                errors.setdefault(i, []).extend(e.messages)
+
+    def to_overlay(o: dict, label: str) -> None:
+        apply_namespace(o, namespace)
+        assert ov is not None
+        ov.add(o, label)
+
+    def to_output(o: dict, label: str) -> None:
+        apply_namespace(o, namespace)
+        out(ov.take(o) if ov is not None else o)
+
+    if ov is not None:
+        for i in range(1, len(groups)):
+            read_group(i, to_overlay, emit is not None)
+        read_group(0, to_output, emit is not None)
+        if not errors:
+            for o in ov.rest():
+                out(o)
+            raw.notes.extend(ov.notes())
+    else:
+        for i in range(len(groups)):
+            read_group(i, to_output, emit is not None)
+    raw.sources.extend("<stdin>" if p == "-" else p for g in groups for p in g)
+    return [m for i in sorted(errors) for m in errors[i]]
 
 
 def _stream_docs(
@@ -353,8 +415,19 @@ def _note_one_namespace(snap: Snapshot) -> None:
         )
 
 
-def load_snapshot(paths: Iterable[str], limits: Limits | None = None, notice: Callable[[str], None] | None = None) -> Snapshot:
+def load_snapshot(
+    paths: Iterable[str],
+    limits: Limits | None = None,
+    notice: Callable[[str], None] | None = None,
+    *,
+    overlay: bool = True,
+    namespace: str | None = None,
+) -> Snapshot:
     """Read, default, validate and convert; raises InputError listing every problem.
+
+    ``overlay``: the inputs after the first are applied over it (planner.load.overlay), and
+    ``notice`` is told what they replaced and added; without it, an object that repeats one read
+    before is an error.  ``namespace`` (-n): the namespace of namespace-less objects.
 
     The cyclic garbage collector is paused while loading: decoding a 200 MB snapshot allocates
     millions of dicts and lists, none of them garbage, and CPython's collector would walk them
@@ -365,7 +438,7 @@ def load_snapshot(paths: Iterable[str], limits: Limits | None = None, notice: Ca
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        snap = _load_snapshot(paths, limits, notice)
+        snap = _load_snapshot(paths, limits, notice, _Options(overlay, namespace))
         snap.base_cluster()  # the scheduler's cache of it (NodeInfos), which every command reads
     finally:
         if was_enabled:
@@ -374,31 +447,51 @@ def load_snapshot(paths: Iterable[str], limits: Limits | None = None, notice: Ca
     return snap
 
 
-def _load_snapshot(paths: Iterable[str], limits: Limits | None, notice: Callable[[str], None] | None) -> Snapshot:
+@dataclass
+class _Options:
+    overlay: bool = True
+    namespace: str | None = None
+    stdin: list[bytes] = field(default_factory=list)  # standard input, read once
+
+
+def _load_snapshot(paths: Iterable[str], limits: Limits | None, notice: Callable[[str], None] | None, opts: _Options) -> Snapshot:
     from planner.load import stream
 
     paths = list(paths)
     try:
-        return _load_streamed(paths, limits or Limits(), notice)
+        return _load_streamed(paths, limits or Limits(), notice, opts)
     except stream.Broken:
         pass
     gc.collect()  # what the streamed attempt built (the collector is paused)
-    return _load_whole(paths, limits, notice)
+    return _load_whole(paths, limits, notice, opts)
 
 
-def _load_whole(paths: Iterable[str], limits: Limits | None, notice: Callable[[str], None] | None) -> Snapshot:
+def _load_whole(paths: Iterable[str], limits: Limits | None, notice: Callable[[str], None] | None, opts: _Options | None = None) -> Snapshot:
     """read_objects -> validate_raw -> build_snapshot: every object's dicts at once."""
-    raw = read_objects(paths, limits)
+    opts = opts or _Options()
+    limits = limits or Limits()
+    raw = RawInput()
+    errors = _read_into(paths, limits, raw, None, overlay=opts.overlay, namespace=opts.namespace, stdin=opts.stdin)
+    if errors:
+        raise InputError(*errors)
     if not raw.objects and raw.scenario is None:
         raise InputError(_NO_OBJECTS)
     errors = validate_raw(raw)
     if errors:
         raise InputError(*errors)
-    if notice is not None:
-        n = skipped_notice(raw)
-        if n:
-            notice(n)
+    _tell(raw, notice)
     return build_snapshot(raw)
+
+
+def _tell(raw: RawInput, notice: Callable[[str], None] | None) -> None:
+    """The notices of a load: kinds skipped, what the overlay did."""
+    if notice is None:
+        return
+    n = skipped_notice(raw)
+    if n:
+        notice(n)
+    for m in raw.notes:
+        notice(f"note: {m}")
 
 
 _NO_OBJECTS = "no Kubernetes objects of the kinds planner reads (" + ", ".join(KINDS) + ")"
@@ -451,12 +544,12 @@ class _Sink:
                     break
 
 
-def _load_streamed(paths: list[str], limits: Limits, notice: Callable[[str], None] | None) -> Snapshot:
+def _load_streamed(paths: list[str], limits: Limits, notice: Callable[[str], None] | None, opts: _Options) -> Snapshot:
     """_load_whole with each object validated and converted as it is read, so that pods' dicts
     never all exist at once; raises stream.Broken when it must be done by _load_whole."""
     raw = RawInput()
     sink = _Sink()
-    errors = _read_into(paths, limits, raw, sink)
+    errors = _read_into(paths, limits, raw, sink, overlay=opts.overlay, namespace=opts.namespace, stdin=opts.stdin)
     sink.flush()
     if errors:
         raise InputError(*errors)
@@ -464,13 +557,41 @@ def _load_streamed(paths: list[str], limits: Limits, notice: Callable[[str], Non
         raise InputError(_NO_OBJECTS)
     if sink.errors:
         raise InputError(*sink.errors)
-    if notice is not None:
-        n = skipped_notice(raw)
-        if n:
-            notice(n)
+    _tell(raw, notice)
     if sink.failed is not None:
         raise sink.failed
     return sink.builder.finish(raw.scenario)
+
+
+def read_manifest(path: str, kinds: tuple[str, ...], what: str, limits: Limits | None = None, namespace: str | None = None) -> tuple[Any, list[str]]:
+    """The one object of ``kinds`` in the manifest at ``path`` (``-``: stdin), defaulted,
+    validated and converted to the domain model as any input is (``-n`` fills its namespace);
+    and notes naming the objects of other kinds the file holds, which are not read.  ``what``
+    names the option in messages (``--pod-file``)."""
+    limits = limits or Limits()
+    raw = read_objects([path], limits, namespace=namespace)
+    label = "<stdin>" if path == "-" else path
+    found = [o for o in raw.objects if o.get("kind") in kinds]
+    if len(found) != 1:
+        names = ", ".join(f"{o.get('kind')} {_key(o)}" for o in found[:5])
+        raise InputError(
+            f"{label}: {what} needs exactly one {' or '.join(kinds)}, found {len(found)}" + (f" ({names})" if names else "")
+        )
+    others = [o for o in raw.objects if o is not found[0]]
+    raw.objects = found
+    errors = validate_raw(raw)
+    if errors:
+        raise InputError(*errors)
+    small = build_snapshot(raw)
+    kind = found[0]["kind"]
+    tables: dict[str, dict[str, Any]] = {
+        "Pod": small.pods, "Deployment": small.deployments, "StatefulSet": small.statefulsets, "ReplicaSet": small.replicasets,
+    }
+    table = tables.get(kind)
+    if table is None:
+        raise InputError(f"{label}: {what}: a {kind} cannot be read here")
+    notes = [f"{label}: {o.get('kind')} {_key(o)} is not read by {what} (give the file after the snapshot to add it)" for o in others[:5]]
+    return next(iter(table.values())), notes
 
 
 def read_steps(path: str, limits: Limits | None = None) -> Any:

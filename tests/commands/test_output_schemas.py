@@ -23,7 +23,7 @@ SCHEMAS = _schemas()
 
 
 def test_schemas_are_valid():
-    assert {"validate", "explain", "check", "capacity", "simulate"} <= set(SCHEMAS)
+    assert {"validate", "explain", "explain-list", "check", "capacity", "capacity-pod", "simulate"} <= set(SCHEMAS)
     for s in SCHEMAS.values():
         jsonschema.Draft202012Validator.check_schema(s)
 
@@ -43,6 +43,9 @@ S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
         ("check", ["check", S001, "--workload", "statefulset/search", "--replicas", "3"]),
         ("check", ["check", S001, "--workload", "statefulset/search", "--replicas", "4"]),
         ("capacity", ["capacity", S001, "--workload", "statefulset/search", "--zone-failure", "--add-nodes"]),
+        ("capacity-pod", ["capacity", S001, "--pod-file", ROOT / "examples" / "pods" / "worker.yaml"]),
+        ("explain-list", ["explain", SCENARIOS / "seed-003-anti-affinity-zones.yaml", "-A"]),
+        ("explain-list", ["explain", SCENARIOS / "seed-002-spread-semantics.yaml", "--pod", "default/my-app-6f95748f5b-bls7t", "--pod", "batch/batch-worker-67876b4f55-rkf8h"]),
         ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "3"]),
         ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "4"]),
         ("remediate", ["remediate", SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "--workload", "deployment/web", "--rollout"]),

@@ -70,13 +70,13 @@ def outcome(fn):  # type: ignore[no-untyped-def]
         return ("InputError", e.messages)
 
 
-def both(paths: list[Path], monkeypatch: pytest.MonkeyPatch, limits: Limits = STREAM) -> tuple[object, object, Spy]:
+def both(paths: list[Path], monkeypatch: pytest.MonkeyPatch, limits: Limits = STREAM, overlay: bool = True) -> tuple[object, object, Spy]:
     """(streamed load, whole-document load, spy of the streamed load)."""
     spy = Spy(monkeypatch)
     names = [str(p) for p in paths]
-    streamed = outcome(lambda: load_snapshot(names, limits))
+    streamed = outcome(lambda: load_snapshot(names, limits, overlay=overlay))
     monkeypatch.undo()
-    whole = outcome(lambda: load._load_whole(names, limits, None))
+    whole = outcome(lambda: load._load_whole(names, limits, None, load._Options(overlay=overlay)))
     return streamed, whole, spy
 
 
@@ -185,12 +185,16 @@ def test_validation_errors_and_duplicates(tmp_path, monkeypatch):
     assert any("Duplicate value" in m and "Pod default/a" in m for m in msgs)
     assert any("Node n1" in m and "Duplicate value" in m for m in msgs)
     assert any(m.startswith("Pod default/b: spec.containers[0].resources.requests[cpu]") for m in msgs)
-    # across files, one streamed and one YAML
+    # across files, one streamed and one YAML: --no-overlay
     y = tmp_path / "more.yaml"
     y.write_text(json.dumps(pod("b")))
     g = write_list(tmp_path / "g.json", [NODE, pod("a")])
-    streamed, whole, spy = both([g, y, g], monkeypatch)
+    streamed, whole, spy = both([g, y, g], monkeypatch, overlay=False)
     assert streamed == whole and streamed[0] == "InputError" and len(streamed[1]) == 2
+    # overlaid (the default): the last file's objects replace the first's, streamed or not
+    streamed, whole, spy = both([g, y, g], monkeypatch)
+    assert isinstance(streamed, load.Snapshot) and streamed == whole and sorted(streamed.pods) == ["default/a", "default/b"]
+    assert spy.restarts == 0
 
 
 def test_malformed_item(tmp_path, monkeypatch, bench_objects):

@@ -54,9 +54,9 @@ from planner.engines.remediation.jsonpatch import PatchError, apply_json_patch, 
 from planner.engines.workloads import WorkloadRef, find_workload
 from planner.errors import InputError, UnknownResult, UsageError
 from planner.load import RawInput, build_snapshot, validate_raw
+from planner.load.overlay import GENERATION_KINDS, bumped_generation, template_changed
 from planner.snapshot import Snapshot
 
-GENERATION_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
 CLUSTER_SCOPED = ("Node", "PersistentVolume", "StorageClass", "Namespace")
 
 TABLES = {
@@ -202,11 +202,8 @@ def load_changes(snap: Snapshot, changed: dict[tuple[str, str], dict | None]) ->
         if old is not None and old_md.get("uid") and not md.get("uid"):
             if kind == "StatefulSet":
                 md["uid"] = old_md["uid"]  # created again: it adopts the orphaned pods
-        elif old is not None and kind in GENERATION_KINDS and (obj.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
-            observed = (old.get("status") or {}).get("observedGeneration")
-            gen = old_md.get("generation")
-            base = gen if isinstance(gen, int) else observed if isinstance(observed, int) else 1
-            md["generation"] = base + 1
+        elif old is not None and kind in GENERATION_KINDS and template_changed(old, obj):
+            md["generation"] = bumped_generation(old)  # the rule the overlay of later inputs applies too
         changed[(kind, key)] = obj
     live = [(k, o) for k, o in changed.items() if o is not None]
     raw = RawInput(objects=[copy.deepcopy(o) for _, o in live])
