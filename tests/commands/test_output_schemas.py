@@ -45,6 +45,7 @@ S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
         ("capacity", ["capacity", S001, "--workload", "statefulset/search", "--zone-failure", "--add-nodes"]),
         ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "3"]),
         ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "4"]),
+        ("remediate", ["remediate", SCENARIOS / "cordoned-node-hpa-helm.yaml", "--workload", "statefulset/api", "-n", "shop", "--replicas", "6", "--context", "prod"]),
         ("remediate", ["remediate", SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "--workload", "deployment/web", "--rollout"]),
         (
             "remediate",
