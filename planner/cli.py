@@ -290,6 +290,7 @@ def remediate(
     allow_destructive: Annotated[bool, typer.Option("--allow-destructive", help="Rank destructive plans by cost alone (default: after every other plan).")] = False,
     top: Annotated[int, typer.Option("--top", help="How many plans to print.", min=1, max=50)] = 5,
     emit: Annotated[str | None, typer.Option("--emit", help="Write patch files and a runbook per plan to DIR.")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="The kube-context the runbooks of --emit pin (every kubectl command names it; they refuse another current context).", show_default=False)] = None,
     out: OutputOpt = Format.table,
     time_limit: TimeLimitOpt = 30.0,
     seed: SeedOpt = 0,
@@ -301,7 +302,7 @@ def remediate(
 
     result = remediate_command(
         paths, workload, namespace, replicas, rollout, scale, forbid or [], allow_destructive, top, emit,
-        _solve_opts(time_limit, seed, 1), seed, _limits(max_bytes), steps, overlay=overlay,
+        _solve_opts(time_limit, seed, 1), seed, _limits(max_bytes), steps, context, overlay=overlay,
     )
     output.emit(result, out.value, render_remediate)
     return 0 if result["schedulable_now"] or result["plans"] else 1

@@ -114,6 +114,8 @@ def _check_explain(path: Path, entry: dict, tmp_path: Path) -> None:
 
 def _check_check(path: Path, entry: dict) -> None:
     args = ["check", path, "--workload", entry["workload"], "-o", "json"]
+    if "namespace" in entry:
+        args += ["-n", entry["namespace"]]
     if "replicas" in entry:
         args += ["--replicas", entry["replicas"]]
     r = run_cli(args)
@@ -230,9 +232,16 @@ def _check_simulate(path: Path, entry: dict) -> None:
 
 
 def _remediate_action_matches(action: dict, want: dict) -> bool:
+    """type; and target, params values, policy_decision, advisory and the Helm release named
+    (helm_release) where given."""
     if action["type"] != want["type"]:
         return False
     if "target" in want and action["target"] != want["target"]:
+        return False
+    for flag in ("policy_decision", "advisory"):
+        if flag in want and action[flag] != want[flag]:
+            return False
+    if "helm_release" in want and want["helm_release"] not in [h["release"] for h in action["helm"]]:
         return False
     return all(action["params"].get(k) == v for k, v in (want.get("params") or {}).items())
 
@@ -256,10 +265,14 @@ def _check_remediate(path: Path, entry: dict) -> None:
     (`replay: true` gives `--steps FILE`: the goal is the replay of the scenario's own steps): the plans the
     entry lists are among the printed ones (plans_include), others are not (plans_exclude), the
     first and last plans are the ones given, the candidates named in rejected_include were tried
-    and rejected; always: destructive actions marked, every destructive plan after the others."""
+    and rejected, the plans that change the goal are listed apart (alternatives_include,
+    alternatives_exclude); always: destructive actions marked, every destructive plan after the
+    others, no plan among ``plans`` changes the goal and every alternative does."""
     from planner.engines.remediation.actions import DESTRUCTIVE_TYPES
 
     args = ["remediate", path, "--workload", entry["workload"], "-o", "json", "--top", entry.get("top", 10)]
+    if "namespace" in entry:
+        args += ["-n", entry["namespace"]]
     if entry.get("rollout"):
         args.append("--rollout")
     elif entry.get("replay"):
@@ -282,7 +295,14 @@ def _check_remediate(path: Path, entry: dict) -> None:
         assert p["destructive"] == any(a["destructive"] for a in p["actions"])
         assert not (seen_destructive and not p["destructive"]), "a non-destructive plan ranks after a destructive one"
         seen_destructive = seen_destructive or p["destructive"]
+    alternatives = data["alternatives"]
+    assert not any(p["changes_goal"] for p in plans) and all(p["changes_goal"] for p in alternatives)
     shown = [[a["type"] + " " + a["target"] for a in p["actions"]] for p in plans]
+    shown_alt = [[a["type"] + " " + a["target"] for a in p["actions"]] for p in alternatives]
+    for want in entry.get("alternatives_include", []):
+        assert any(_remediate_plan_matches(p, want) for p in alternatives), (want, shown_alt)
+    for want in entry.get("alternatives_exclude", []):
+        assert not any(_remediate_plan_matches(p, want) for p in alternatives), (want, shown_alt)
     for want in entry.get("plans_include", []):
         assert any(_remediate_plan_matches(p, want) for p in plans), (want, shown)
     for want in entry.get("plans_exclude", []):

@@ -28,12 +28,17 @@ def remediate_command(
     seed: int,
     limits: Limits,
     steps: str | None = None,
+    context: str | None = None,
     *,
     overlay: bool = True,
 ) -> dict[str, Any]:
     given = [x for x in (replicas is not None, rollout, scale is not None, steps is not None) if x]
     if len(given) != 1:
         raise UsageError("remediate: give exactly one goal: --replicas N, --rollout, --scale N or --steps FILE")
+    if context is not None:
+        from planner.engines.remediation.emit import check_context
+
+        check_context(context)
     if emit_dir:
         from planner.engines.remediation.emit import check_dir
 
@@ -55,10 +60,11 @@ def remediate_command(
     out = remediate(snap, goal, forbid, allow_destructive, top, opts, seed, progress=progress)
     result = out.to_dict()
     result["notes"] = out.notes + snap.notes
+    result["context"] = context
     if emit_dir:
         from planner.engines.remediation.emit import emit
 
-        files = emit(emit_dir, result, out.plans, goal)
+        files = emit(emit_dir, result, out.plans, goal, out.alternatives, context)
         note(f"wrote {len(files)} file(s) to {emit_dir}")
     return result
 
@@ -73,6 +79,29 @@ def _goal_text(g: dict) -> str:
     return f"roll out {g['workload']}"
 
 
+def _render_plan(lines: list[str], title: str, p: dict) -> None:
+    c = p["cost"]
+    cost = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in c.items() if v) or "nothing"
+    tag = "  DESTRUCTIVE" if p["destructive"] else ""
+    tag += "  CHANGES THE GOAL" if p.get("changes_goal") else ""
+    lines.append(f"{title}{tag}  (cost: {cost})")
+    for j, a in enumerate(p["actions"], 1):
+        flags = " [destructive]" if a["destructive"] else ""
+        flags += " [advisory]" if a["advisory"] else ""
+        flags += " [policy decision]" if a.get("policy_decision") else ""
+        flags += "".join(f" [helm: {h['release'] or 'release not named'}]" for h in a.get("helm", []))
+        lines.append(f"  {j}. {a['type']} {a['target']}{flags}")
+        lines.append(f"     {a['summary']}")
+        for e in a["side_effects"]:
+            lines.append(f"     - {e}")
+        for e in a.get("assumes", []):
+            lines.append(f"     - assumes: {e}")
+        for e in a.get("risks", []):
+            lines.append(f"     - risk: {e}")
+        for cmd in a["commands"]:
+            lines.append(f"     $ {cmd}")
+
+
 def render_remediate(r: dict) -> str:
     import sys
 
@@ -80,26 +109,22 @@ def render_remediate(r: dict) -> str:
         sys.stderr.write("\r" + " " * 72 + "\r")
     lines = []
     goal = _goal_text(r["goal"])
+    alternatives = r.get("alternatives") or []
     if r["schedulable_now"]:
         lines.append(f"{goal}: the goal holds already; nothing to fix")
     else:
-        lines.append(f"{goal}: FAILS now; {len(r['plans'])} verified plan(s), cheapest first")
+        more = f"; {len(alternatives)} alternative(s) that change the goal" if alternatives else ""
+        lines.append(f"{goal}: FAILS now; {len(r['plans'])} verified plan(s) that reach it as asked, cheapest first{more}")
         if r["failure"]:
             lines.append(f"  why: {r['failure']}")
+    if r.get("context"):
+        lines.append(f"  kube-context: {r['context']} (every command of the --emit runbooks names it)")
     for i, p in enumerate(r["plans"], 1):
-        c = p["cost"]
-        cost = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in c.items() if v) or "nothing"
-        tag = "  DESTRUCTIVE" if p["destructive"] else ""
-        lines.append(f"plan {i}{tag}  (cost: {cost})")
-        for j, a in enumerate(p["actions"], 1):
-            flags = " [destructive]" if a["destructive"] else ""
-            flags += " [advisory]" if a["advisory"] else ""
-            lines.append(f"  {j}. {a['type']} {a['target']}{flags}")
-            lines.append(f"     {a['summary']}")
-            for e in a["side_effects"]:
-                lines.append(f"     - {e}")
-            for cmd in a["commands"]:
-                lines.append(f"     $ {cmd}")
+        _render_plan(lines, f"plan {i}", p)
+    if alternatives:
+        lines.append("alternatives (they change the goal: another replica count than the one asked):")
+        for i, p in enumerate(alternatives, 1):
+            _render_plan(lines, f"alternative {i}", p)
     if r.get("rejected"):
         lines.append("tried and rejected (the goal still fails):")
         for x in r["rejected"]:

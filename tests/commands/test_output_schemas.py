@@ -48,6 +48,7 @@ S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
         ("explain-list", ["explain", SCENARIOS / "seed-002-spread-semantics.yaml", "--pod", "default/my-app-6f95748f5b-bls7t", "--pod", "batch/batch-worker-67876b4f55-rkf8h"]),
         ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "3"]),
         ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "4"]),
+        ("remediate", ["remediate", SCENARIOS / "cordoned-node-hpa-helm.yaml", "--workload", "statefulset/api", "-n", "shop", "--replicas", "6", "--context", "prod"]),
         ("remediate", ["remediate", SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "--workload", "deployment/web", "--rollout"]),
         (
             "remediate",

@@ -37,6 +37,7 @@ from tests.conftest import SCENARIOS, run_cli
 HOSTILE = "x\ntouch CANARY-nl\n$(touch CANARY-sub) `touch CANARY-bt` 'sq\"dq ; touch CANARY-semi & | > CANARY-gt \\ \r\x1b[2J\u2028end"
 SEED000 = SCENARIOS / "seed-000-blue-green-replay.yaml"
 SEED001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
+CONTEXT = "ctx $(touch CANARY-ctx) `touch CANARY-ctx2`; 'q\" & | > x"  # a current context with shell characters
 
 
 def errors(err: str) -> int:
@@ -59,9 +60,16 @@ def fake_kubectl(tmp_path):
         "#!/usr/bin/env python3\nimport json, os, sys\n"
         "with open(os.environ['FAKE_KUBECTL_LOG'], 'a') as f:\n"
         "    f.write(json.dumps({'argv': sys.argv[1:], 'cwd': os.getcwd()}) + '\\n')\n"
+        "if sys.argv[1:] == ['config', 'current-context']:\n"
+        "    sys.stdout.write(os.environ['FAKE_CONTEXT'] + '\\n')\n"
     )
     exe.chmod(0o755)
-    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "FAKE_KUBECTL_LOG": str(log)}
+    env = {
+        **os.environ,
+        "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
+        "FAKE_KUBECTL_LOG": str(log),
+        "FAKE_CONTEXT": CONTEXT,
+    }
 
     def calls() -> list[dict]:
         if not log.exists():
@@ -73,20 +81,23 @@ def fake_kubectl(tmp_path):
     return env, calls
 
 
-def expected_calls(runbook: Path) -> list[list[str]]:
-    """The kubectl commands of a runbook, read as the shell would read them (one per line)."""
+def expected_calls(runbook: Path, context: str = CONTEXT) -> list[list[str]]:
+    """The kubectl commands of a runbook, read as the shell would read them (one per line), after
+    the one that reads the current context; each names the context (``"$KUBE_CONTEXT"``: the
+    current one, read once)."""
     out = []
     for line in runbook.read_text().splitlines():
         if line.startswith("kubectl "):
-            words = shlex.split(line)
+            words = [context if w == "$KUBE_CONTEXT" else w for w in shlex.split(line)]
+            assert words[1] == "--context" and words[2] == context, line
             out.append(words[1 : words.index(">")] if ">" in words else words[1:])
-    return out
+    return [["config", "current-context"]] + out if out else []
 
 
 def run_runbooks(out_dir: Path, work: Path, env: dict, calls) -> int:
     """Run every plan's runbook (--yes) from ``work``; check the calls are exactly its commands."""
     ran = 0
-    for plan in sorted(out_dir.glob("plan-*")):
+    for plan in sorted([*out_dir.glob("plan-*"), *out_dir.glob("alternative-*")]):
         runbook = plan / "runbook.sh"
         assert subprocess.run(["bash", "-n", str(runbook)]).returncode == 0
         for line in runbook.read_text().splitlines():  # every line: a comment, a kubectl command or the script's own
@@ -151,7 +162,7 @@ def test_symlinks_in_a_planner_folder_are_replaced_not_followed(tmp_path):
     assert r.code == 0, r.err
     assert outside.read_text() == "#!/bin/sh\necho precious\n" and stat.S_IMODE(outside.stat().st_mode) == 0o600
     assert not (out_dir / "plan-1" / "runbook.sh").is_symlink() and not (out_dir / "remediate.json").is_symlink()
-    assert sorted(p.name for p in out_dir.iterdir()) == [MARKER, "plan-1", "remediate.json"]  # no stale plan-2..
+    assert sorted(p.name for p in out_dir.iterdir()) == [MARKER, "alternative-1", "plan-1", "remediate.json"]  # no stale plan-2..
     assert os.access(out_dir / "plan-1" / "runbook.sh", os.X_OK)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fix", "outside.sh"]  # no temporary folder left
 
@@ -372,17 +383,21 @@ def test_emitter_quotes_what_validation_would_forbid(tmp_path, fake_kubectl):
     work.mkdir()
     assert subprocess.run(["bash", str(out_dir / "plan-1" / "runbook.sh"), "--yes"], cwd=work, env=env, capture_output=True).returncode == 0
     got = [c["argv"] for c in calls()]
+    assert got[0] == ["config", "current-context"] and all(g[:2] == ["--context", CONTEXT] for g in got[1:])
+    got = [g[2:] for g in got[1:]]
     assert got[0][:2] == ["patch", "statefulset"] and got[0][2] == name and got[0][3:5] == ["-n", ns]
     assert got[1] == ["delete", "statefulset", name, "-n", ns, "--cascade=orphan"]
-    assert got[2] == ["delete", "pod", "../../../" + name, "-n", ns]
+    assert got[2] == ["delete", "pod", "../../../" + name, "-n", ns]  # no uid in its body: a plain delete, said unguarded
     assert got[3][0:2] == ["create", "-f"] and "/" not in got[3][2] and (out_dir / "plan-1" / got[3][2]).exists()
     assert got[4] == ["wait", "--for=delete", "pvc/" + name, "-n", ns, "--timeout=300s"]
     assert len(got) == 5 and canaries(tmp_path) == [] and list(work.iterdir()) == []
+    assert "# NOT GUARDED: the snapshot records no uid for Pod" in (out_dir / "plan-1" / "runbook.sh").read_text()
     # the runbook asks before the destructive step, with the summary escaped
-    no = subprocess.run(["bash", str(out_dir / "plan-1" / "runbook.sh")], cwd=work, env=env, input="no\n", capture_output=True, text=True)
-    assert no.returncode == 1 and calls() == []
+    no = subprocess.run(["bash", str(out_dir / "plan-1" / "runbook.sh")], cwd=work, env=env, input="yes\nno\n", capture_output=True, text=True)
+    assert no.returncode == 1 and [c["argv"] for c in calls()] == [["config", "current-context"]]
     confirm = [line for line in (out_dir / "plan-1" / "runbook.sh").read_text().splitlines() if line.startswith("confirm ")]
-    assert len(confirm) == 1 and shlex.split(confirm[0]) == ["confirm", f"Step 1 is destructive: summary {escape(HOSTILE)}."]
+    # the first asks before changing the cluster of an unpinned (current) context
+    assert len(confirm) == 2 and confirm[0].startswith('confirm "No kube-context was pinned') and shlex.split(confirm[1]) == ["confirm", f"Step 1 is destructive: summary {escape(HOSTILE)}."]
 
 
 @pytest.mark.parametrize(
@@ -408,3 +423,36 @@ def test_unquoted_commands_are_refused(tmp_path, command):
 def test_escape():
     assert escape("a\nb\r\tc\\d\x00\x1b\x7f\x85\u2028\u202e") == "a\\nb\\r\\tc\\\\d\\x00\\x1b\\x7f\\x85\\u2028\\u202e"
     assert escape("plain text: zone-a, 50%") == "plain text: zone-a, 50%"
+
+
+def test_a_pinned_context_with_shell_characters_is_one_argument(tmp_path, fake_kubectl):
+    """--context with every hostile character: the runbook assigns it quoted, compares it with the
+    current context, and passes it to every kubectl command as one argument; a different current
+    context stops the runbook before anything runs."""
+    env, calls = fake_kubectl
+    context = "prod $(touch CANARY-p) `touch CANARY-p2`; 'sq\"dq & | > CANARY-gt"
+    for bad in ("prod\ntouch CANARY", "a\x1b[2J", "a\\b", "", "x\u2028y"):
+        with pytest.raises(UsageError, match="a kube-context name the runbooks can pin"):
+            emit(str(tmp_path / "never"), {}, [_simple_plan()], _goal(), context=bad)
+        r = run_cli(["remediate", SEED001, "-w", "statefulset/search", "--replicas", "3", "--context", bad])
+        assert r.code == 2 and errors(r.err) == 1 and "Traceback" not in r.err
+    assert not (tmp_path / "never").exists()
+    out_dir = tmp_path / "fix"
+    p = ObjectPatch("StatefulSet", "default", "web", "json", [{"op": "test", "path": "/spec/replicas", "value": 1}])
+    d = ObjectPatch("Pod", "default", "web-0", "delete", {"metadata": {"name": "web-0", "uid": "uid-$(touch CANARY-uid)"}})
+    action = Action("delete-pvc", "statefulset/default/web", "s", [p, d], [p.kubectl(), d.kubectl()], Cost())
+    emit(str(out_dir), {}, [_plan([action])], _goal(), context=context)
+    runbook = out_dir / "plan-1" / "runbook.sh"
+    assert subprocess.run(["bash", "-n", str(runbook)]).returncode == 0
+    work = tmp_path / "work"
+    work.mkdir()
+    r = subprocess.run(["bash", str(runbook), "--yes"], cwd=work, env={**env, "FAKE_CONTEXT": context}, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = [c["argv"] for c in calls()]
+    assert got == expected_calls(runbook, context)
+    assert got[1][:4] == ["--context", context, "patch", "statefulset"]
+    assert got[2] == ["--context", context, "delete", "--raw", "/api/v1/namespaces/default/pods/web-0", "-f", "01-2-delete-pod-default-web-0.options.json"]
+    assert json.loads((out_dir / "plan-1" / "01-2-delete-pod-default-web-0.options.json").read_text())["preconditions"] == {"uid": "uid-$(touch CANARY-uid)"}
+    other = subprocess.run(["bash", str(runbook), "--yes"], cwd=work, env=env, capture_output=True, text=True)
+    assert other.returncode == 1 and [c["argv"] for c in calls()] == [["config", "current-context"]]
+    assert canaries(tmp_path) == [] and list(work.iterdir()) == []

@@ -96,6 +96,9 @@ CASES = {
     "seed-000-overlap": (_overlap, "statefulset/green", "replicas", 2),
     "seed-001-ordered-scale": (_ordered, "statefulset/search", "scale", 4),
     "seed-000-replay": (lambda: SCENARIOS / "seed-000-blue-green-replay.yaml", "statefulset/blue", "replay", None),
+    # an ordinary cluster: a cordoned node, a tainted pool, an HPA-managed StatefulSet of a Helm release
+    "ordinary": (lambda: SCENARIOS / "cordoned-node-hpa-helm.yaml", "shop:statefulset/api", "replicas", 6),
+    "node-groups": (lambda: SCENARIOS / "daemonsets-node-groups.yaml", "deployment/web", "replicas", 16),
 }
 
 
@@ -111,9 +114,11 @@ def _snap(case: str):
 
 def _goal(case: str) -> Goal:
     _, w, kind, n = CASES[case]
+    ns, _, w = w.rpartition(":")  # "NAMESPACE:KIND/NAME"
+    ref = parse_workload(w, ns or None)
     if kind == "replay":  # the scenario's own steps, as `--steps SCENARIO` reads them
-        return Goal(parse_workload(w, None), kind, None, steps=_snap(case).scenario["steps"], source=str(_path(case)))
-    return Goal(parse_workload(w, None), kind, n)
+        return Goal(ref, kind, None, steps=_snap(case).scenario["steps"], source=str(_path(case)))
+    return Goal(ref, kind, n)
 
 
 @cache
@@ -154,12 +159,29 @@ def test_plans_are_marked_ranked_and_minimal(case):
             extra = [a for a in p.actions if a.label() not in _labels(q)]
             assert all(any(e.startswith("not needed for this goal") for e in a.side_effects) for a in extra)
     assert len({frozenset(_labels(p)) for p in out.plans}) == len(out.plans)
+    # a plan that changes the goal (scale-to) is never among the plans: it is an alternative
+    assert not any(p.changes_goal for p in out.plans) and all(p.changes_goal and p.verified for p in out.alternatives)
+    for p in out.plans + out.alternatives:
+        for a in p.actions:
+            assert bool(a.risks) == a.destructive, (a.label(), a.risks)
 
 
 def test_seed_001_the_authors_fixes_and_delete_last():
+    """The goal is 3 replicas: the plans reach 3 (the spread weakened first); running 4 (what the
+    HPA did in the story) changes the goal, so it is an alternative, listed apart; and since an
+    HPA manages search it is the HPA's minReplicas, never `kubectl scale` (the HPA would undo it)."""
     out = _outcome("seed-001")
     first = out.plans[0].actions[0]
-    assert (first.type, first.params, first.advisory) == ("scale-to", {"replicas": 4}, True)
+    assert (first.type, first.params, first.advisory) == ("raise-max-skew", {"topologyKey": "topology.kubernetes.io/zone", "maxSkew": 2}, False)
+    assert not any(p.changes_goal for p in out.plans) and all(p.changes_goal for p in out.alternatives)
+    [alt] = out.alternatives
+    scale = alt.actions[0]
+    assert (scale.type, scale.replicas, scale.advisory) == ("scale-to", 4, True)
+    assert scale.params == {"replicas": 4, "hpa": "default/search", "minReplicas": 4, "maxReplicas": 6}
+    assert [(p.kind, p.name, p.type) for p in scale.patches] == [("HorizontalPodAutoscaler", "search", "json")]
+    assert scale.patches[0].body[-1] == {"op": "replace", "path": "/spec/minReplicas", "value": 4}
+    assert scale.commands[0].startswith("kubectl patch hpa search -n default --type json")
+    assert not any("kubectl scale" in c for p in out.plans + out.alternatives for a in p.actions for c in a.commands)
     types = [p.actions[0].type for p in out.plans]
     assert "set-when-unsatisfiable" in types and "raise-max-skew" in types
     last = out.plans[-1].actions[0]
@@ -291,8 +313,10 @@ def test_seed_004_node_first_then_the_authors_max_unavailable():
 def test_seed_003_relaxing_needs_the_old_pods_gone():
     out = _outcome("seed-003")
     combos = [sorted(a.type for a in p.actions) for p in out.plans]
-    assert ["relax-anti-affinity", "set-rollout-strategy"] in combos
-    assert out.plans[0].actions[0].type == "scale-to" and out.plans[0].actions[0].params == {"replicas": 3}
+    assert combos[0] == ["relax-anti-affinity", "set-rollout-strategy"]  # reaches the 6 asked for
+    # 3 replicas (one per zone) changes the goal: an alternative, after the plans; no HPA here: kubectl scale
+    alt = out.alternatives[0].actions[0]
+    assert alt.type == "scale-to" and alt.params == {"replicas": 3} and alt.commands[0].startswith("kubectl scale deployment")
 
 
 def test_ordered_scale_pod_management_is_destructive_and_ranked_by_cost_when_allowed():
@@ -306,6 +330,9 @@ def test_ordered_scale_pod_management_is_destructive_and_ranked_by_cost_when_all
     assert any("--cascade=orphan" in c for c in spmp.commands)
     assert spmp.patches[1].body["spec"]["podManagementPolicy"] == "Parallel"
     assert "uid" not in spmp.patches[1].body["metadata"] and "status" not in spmp.patches[1].body
+    assert spmp.patches[0].propagation == "Orphan" and spmp.risks[0].startswith("availability: between the delete and the create")
+    dpvc = next(a for p in out.plans for a in p.actions if a.type == "delete-pvc")
+    assert dpvc.risks[0].startswith("data loss:") and dpvc.patches[1].wait is False
     allowed = _outcome("seed-001-ordered-scale", allow_destructive=True)
     assert allowed.plans[0].actions[0].type == "set-pod-management-policy"  # cheapest by cost alone
     assert allowed.plans[-1].actions[0].type == "delete-pvc"  # data loss still costs most
@@ -362,7 +389,7 @@ def test_every_patch_applies_with_kubectl_and_reaches_the_goal(case, tmp_path):
     and the snapshot built from kubectl's objects reaches the goal (check and the replay)."""
     snap, goal = _snap(case), _goal(case)
     out = _outcome(case)
-    for plan in out.plans:
+    for plan in out.plans + out.alternatives:
         printed = plan.to_dict()
         changed: dict = {}
         # a replay goal's create: steps: the corrected manifest replaces the step's (kubectl
@@ -453,40 +480,165 @@ def test_cli_json_table_and_exit_codes():
     assert missing.code == 2 and "not found" in missing.err
 
 
+def _recording_kubectl(tmp_path: Path, current: str = "prod-eu") -> tuple[dict, Path]:
+    """A kubectl first on PATH that only records its arguments; ``config current-context`` prints
+    ``current``."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    log = tmp_path / "kubectl.log"
+    fake = bindir / "kubectl"
+    fake.write_text(f'#!/usr/bin/env bash\necho "$*" >> {log}\nif [ "$1" = config ]; then echo {current}; fi\n')
+    fake.chmod(0o755)
+    return {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}"}, log
+
+
 def test_emit_writes_patches_and_a_guarded_runbook(tmp_path):
     out_dir = tmp_path / "fix"
-    r = run_cli(["remediate", _path("seed-001"), "-w", "statefulset/search", "--replicas", "3", "--emit", out_dir, "-o", "json"])
+    r = run_cli(
+        ["remediate", _path("seed-001"), "-w", "statefulset/search", "--replicas", "3", "--emit", out_dir, "--context", "prod-eu", "-o", "json"]
+    )
     assert r.code == 0, r.err
     data = json.loads(r.out)
-    assert json.loads((out_dir / "remediate.json").read_text()) == data
+    assert json.loads((out_dir / "remediate.json").read_text()) == data and data["context"] == "prod-eu"
     n = len(data["plans"])
     assert sorted(p.name for p in out_dir.glob("plan-*")) == [f"plan-{i}" for i in range(1, n + 1)]
+    # the alternative (the HPA's minReplicas: another goal) has its own folder
+    assert sorted(p.name for p in out_dir.glob("alternative-*")) == ["alternative-1"]
+    alt = (out_dir / "alternative-1" / "runbook.sh").read_text()
+    assert "an ALTERNATIVE: this plan changes the goal" in alt and "kubectl --context prod-eu patch hpa search -n default" in alt
     last = out_dir / f"plan-{n}"
     assert data["plans"][-1]["destructive"]
     runbook = last / "runbook.sh"
     text = runbook.read_text()
     assert os.access(runbook, os.X_OK)
     assert subprocess.run(["bash", "-n", str(runbook)]).returncode == 0
-    assert text.index("confirm ") < text.index("kubectl delete pvc")
+    # every kubectl command names the context; every delete is guarded by the object's uid
+    commands = [ln for ln in text.splitlines() if ln.startswith("kubectl ")]
+    assert commands and all(ln.startswith("kubectl --context prod-eu ") for ln in commands)
+    assert text.index("confirm ") < text.index("kubectl --context prod-eu delete --raw /api/v1/namespaces/default/persistentvolumeclaims/data-search-2")
+    assert not any(" delete pvc " in ln or " delete pod " in ln for ln in commands)
+    pvc_uid = data["plans"][-1]["actions"][0]["patches"][1]["body"]["metadata"]["uid"]
+    options = json.loads((last / "01-2-delete-pvc-default-data-search-2.options.json").read_text())
+    assert options == {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": pvc_uid}}
+    assert f"is deleted only if its uid is still {pvc_uid}" in text
     pv_patch = json.loads((last / "01-1-json-pv-pv-data-search-2.json").read_text())
     assert pv_patch == data["plans"][-1]["actions"][0]["patches"][0]["body"]
     # run it against a kubectl that only records its arguments
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    log = tmp_path / "kubectl.log"
-    fake = bindir / "kubectl"
-    fake.write_text(f'#!/usr/bin/env bash\necho "$*" >> {log}\n')
-    fake.chmod(0o755)
-    env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}"}
+    env, log = _recording_kubectl(tmp_path)
     no = subprocess.run(["bash", str(runbook)], input="no\n", capture_output=True, text=True, env=env)
-    assert no.returncode == 1 and not log.exists()  # stopped before the destructive step did anything
+    assert no.returncode == 1 and log.read_text().splitlines() == ["config current-context"]  # stopped before the destructive step
+    log.unlink()
     yes = subprocess.run(["bash", str(runbook), "--yes"], capture_output=True, text=True, env=env)
     assert yes.returncode == 0, yes.stderr
     calls = log.read_text().splitlines()
-    assert calls[1].startswith("patch pv pv-data-search-2 --type json --patch-file 01-1-json-pv-pv-data-search-2.json")
-    assert "delete pvc data-search-2 -n default --wait=false" in calls
+    assert calls[0] == "config current-context"
+    assert calls[2].startswith("--context prod-eu patch pv pv-data-search-2 --type json --patch-file 01-1-json-pv-pv-data-search-2.json")
+    assert "--context prod-eu delete --raw /api/v1/namespaces/default/persistentvolumeclaims/data-search-2 -f 01-2-delete-pvc-default-data-search-2.options.json" in calls
+    assert "--context prod-eu delete --raw /api/v1/namespaces/default/pods/search-2 -f 01-3-delete-pod-default-search-2.options.json" in calls
+    # another current context: the pinned runbook refuses to start, nothing runs
+    log.unlink()
+    env2, _ = _recording_kubectl(tmp_path, current="staging")
+    other = subprocess.run(["bash", str(runbook), "--yes"], capture_output=True, text=True, env=env2)
+    assert other.returncode == 1 and "written for the kube-context prod-eu, but the current context is 'staging'" in other.stderr
+    assert log.read_text().splitlines() == ["config current-context"]
     # the non-destructive plans need no confirmation
     assert "confirm " not in (out_dir / "plan-1" / "runbook.sh").read_text().split("}\n", 1)[1]
+
+
+def test_emit_without_a_context_says_none_was_pinned(tmp_path):
+    """No --context: the runbook says no context was pinned, names the current one and asks; with
+    --yes it goes on, every command naming the context it read at the start."""
+    out_dir = tmp_path / "fix"
+    r = run_cli(["remediate", _path("seed-001"), "-w", "statefulset/search", "--replicas", "3", "--emit", out_dir, "-o", "json"])
+    assert r.code == 0 and json.loads(r.out)["context"] is None
+    runbook = out_dir / "plan-1" / "runbook.sh"
+    text = runbook.read_text()
+    assert "# kube-context: NONE WAS PINNED" in text
+    assert all(ln.startswith('kubectl --context "$KUBE_CONTEXT" ') for ln in text.splitlines() if ln.startswith("kubectl "))
+    env, log = _recording_kubectl(tmp_path, current="whatever-is-current")
+    no = subprocess.run(["bash", str(runbook)], input="no\n", capture_output=True, text=True, env=env)
+    assert no.returncode == 1 and "the cluster of the current context, whatever-is-current" in no.stderr
+    assert log.read_text().splitlines() == ["config current-context"]
+    log.unlink()
+    yes = subprocess.run(["bash", str(runbook), "--yes"], capture_output=True, text=True, env=env)
+    assert yes.returncode == 0, yes.stderr
+    calls = log.read_text().splitlines()
+    assert calls[0] == "config current-context" and calls[1].startswith("--context whatever-is-current patch statefulset search -n default")
+    for bad in ("", "a\nb"):
+        e = run_cli(["remediate", _path("seed-001"), "-w", "statefulset/search", "--replicas", "3", "--context", bad])
+        assert e.code == 2 and "--context" in e.err and "Traceback" not in e.err
+
+
+@needs_kubectl
+def test_guarded_delete_with_the_real_kubectl(tmp_path):
+    """kubectl v1.32 itself sends the runbook's DeleteOptions (preconditions.uid) as the body of
+    the DELETE (`kubectl delete --raw PATH -f FILE`), and stops (exit 1) when the API server
+    answers 409 Conflict: a stand-in API server on localhost answers as the real one does."""
+    import http.server
+    import threading
+
+    seen: list[tuple[str, str, dict]] = []
+
+    class Api(http.server.BaseHTTPRequestHandler):
+        def do_DELETE(self):  # noqa: N802 (http.server's name)
+            if self.headers.get("Transfer-Encoding") == "chunked":
+                body = b""
+                while (size := int(self.rfile.readline().strip(), 16)) > 0:
+                    body += self.rfile.read(size)
+                    self.rfile.readline()
+                self.rfile.readline()
+            else:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            opts = json.loads(body or b"{}")
+            seen.append((self.path, str(self.headers.get("Content-Type")), opts))
+            ok = opts.get("preconditions", {}).get("uid") == "uid-as-read"
+            status = {"kind": "Status", "apiVersion": "v1", "status": "Success" if ok else "Failure", "code": 200 if ok else 409}
+            if not ok:
+                status.update(reason="Conflict", message="Precondition failed: UID in precondition: uid-old, UID in object meta: uid-as-read")
+            self.send_response(200 if ok else 409)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(json.dumps(status).encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Api)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(
+            yaml.safe_dump(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Config",
+                    "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{server.server_port}"}}],
+                    "users": [{"name": "u", "user": {}}],
+                    "contexts": [{"name": "prod-eu", "context": {"cluster": "c", "user": "u"}}],
+                    "current-context": "prod-eu",
+                }
+            )
+        )
+        env = {**os.environ, "KUBECONFIG": str(kubeconfig)}
+        for uid, code in (("uid-as-read", 0), ("uid-old", 1)):
+            p = ObjectPatch("PersistentVolumeClaim", "default", "data-web-0", "delete", {"metadata": {"name": "data-web-0", "uid": uid}}, wait=False)
+            f = tmp_path / "options.json"
+            f.write_text(json.dumps(p.delete_options()))
+            cmd = p.kubectl(file=str(f))
+            assert cmd == f"kubectl delete --raw /api/v1/namespaces/default/persistentvolumeclaims/data-web-0 -f {f}"
+            words = cmd.split()
+            r = subprocess.run([KUBECTL, "--context", "prod-eu", *words[1:]], capture_output=True, text=True, env=env, timeout=60)
+            assert r.returncode == code, r.stderr
+        assert [(path, opts["preconditions"]["uid"]) for path, _, opts in seen] == [
+            ("/api/v1/namespaces/default/persistentvolumeclaims/data-web-0", "uid-as-read"),
+            ("/api/v1/namespaces/default/persistentvolumeclaims/data-web-0", "uid-old"),
+        ]
+        assert "Conflict" in r.stderr or "Precondition failed" in r.stderr
+        orphan = ObjectPatch("StatefulSet", "default", "web", "delete", {"metadata": {"uid": "uid-as-read"}}, propagation="Orphan")
+        assert orphan.api_path() == "/apis/apps/v1/namespaces/default/statefulsets/web"
+        assert orphan.delete_options()["propagationPolicy"] == "Orphan"
+    finally:
+        server.shutdown()
 
 
 # --------------------------------------------------------------------------- RFC 6902 / 7386

@@ -121,9 +121,12 @@ def test_emitted_runbook_only_comments_for_node_groups(tmp_path: Path) -> None:
     r = run_cli(["remediate", str(SCEN), "-w", "deployment/web", "--replicas", "16", "--emit", str(out_dir), "-o", "json"])
     assert r.code == 0, r.err
     data = json.loads((out_dir / "remediate.json").read_text())
-    first = data["plans"][0]["actions"][0]
+    # the cordoned node with room ranks first (uncordon: no money); the node groups come next
+    assert data["plans"][0]["actions"][0]["type"] == "uncordon"
+    i = next(i for i, p in enumerate(data["plans"]) if p["actions"][0]["type"] == "scale-node-group")
+    first = data["plans"][i]["actions"][0]
     assert first["type"] == "scale-node-group" and set(first["params"]) == {"group", "label", "zone", "count", "template", "daemonset_pods"}
-    runbook = (out_dir / "plan-1" / "runbook.sh").read_text()
+    runbook = (out_dir / f"plan-{i + 1}" / "runbook.sh").read_text()
     assert "scale-node-group nodegroup/" in runbook and "EKS managed node group" in runbook
     body = [ln for ln in runbook.splitlines() if ln and not ln.startswith(("#", "set ", "cd ", "confirm", "echo", "}", "  ", "if ", "fi"))]
     assert not any(ln.startswith("kubectl") for ln in body), body

@@ -3,8 +3,9 @@
 Modules: ``actions`` (the JSON contract: actions, patches, cost), ``jsonpatch`` (RFC 6902 /
 7386 / 6901), ``candidates`` (what could be changed, from why the goal fails), ``verify`` (a
 plan's patches applied to the snapshot, the goal decided again by check and the replay),
-``search`` (cheapest first, minimal plans, destructive last) and ``emit`` (patch files and a
-runbook).  See docs/remediate.md.
+``search`` (the goal as asked before alternatives that change it, cheapest first, minimal plans,
+destructive last), ``helm`` (the Helm releases whose objects a plan patches) and ``emit`` (patch
+files and a runbook pinned to a kube-context, deletes guarded by uid).  See docs/remediate.md.
 """
 
 from planner.engines.remediation.actions import ACTION_TYPES, Action, Cost, ObjectPatch, Plan

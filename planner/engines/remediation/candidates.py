@@ -34,6 +34,18 @@ Upstream semantics the patches rely on:
   no pod uses it (kubernetes.io/pvc-protection finalizer); the StatefulSet controller then
   creates the pod and a new claim from the volumeClaimTemplate (stateful_pod_control.go
   createMissingPersistentVolumeClaims), bound wherever the pod is scheduled.
+* Uncordon: ``kubectl uncordon`` clears ``spec.unschedulable`` (kubectl/pkg/drain/cordon.go); the
+  NodeUnschedulable filter then passes (nodeunschedulable/node_unschedulable.go) and the node
+  lifecycle controller removes its ``node.kubernetes.io/unschedulable`` taint.
+* A toleration lets a pod past TaintToleration's filter for NoSchedule/NoExecute taints
+  (tainttoleration/taint_toleration.go, v1helper.TolerationsTolerateTaint); it does not steer
+  pods to the tainted nodes.
+* Requests are what NodeResourcesFit counts (noderesources/fit.go), whatever the pods use; a pod
+  whose containers all have requests equal to cpu and memory limits is Guaranteed
+  (qos GetPodQOS); an HPA's Utilization target is a percentage of the request
+  (podautoscaler/replica_calculator.go GetResourceReplicas).
+* The HPA writes the scale subresource itself, clamped to [minReplicas, maxReplicas]
+  (podautoscaler/horizontal.go reconcileAutoscaler, normalizeDesiredReplicas).
 """
 
 from __future__ import annotations
@@ -41,8 +53,10 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 import shlex
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from shlex import quote as q
 from typing import Any
 
@@ -81,6 +95,7 @@ SCOPING_KEYS = (
 )
 MAX_ADDED_PER_ZONE = 3  # new nodes per node group (per zone)
 NODE_ACTION = "scale-node-group"
+CLUSTER_ACTIONS = (NODE_ACTION, "uncordon")  # change nodes, not a workload: proposed once for a replay goal
 TSC = "/spec/template/spec/topologySpreadConstraints"
 ANTI = "/spec/template/spec/affinity/podAntiAffinity"
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -173,6 +188,12 @@ def generate(ctx: Context, nodes: bool = True) -> list[Action]:
     if ctx.ref.kind == "StatefulSet" and ctx.goal.kind in ("replicas", "scale"):
         out += pod_management_candidates(ctx)
         out += retention_candidates(ctx)
+    if "TaintToleration" in plugins:
+        out += add_toleration_candidates(ctx)
+    if "NodeResourcesFit" in plugins:
+        out += set_requests_candidates(ctx)
+    if nodes and (_nodes_may_help(ctx) or plugins & {"VolumeBinding", "VolumeZone"}):
+        out += uncordon_candidates(ctx)
     if nodes and _nodes_may_help(ctx):
         out += scale_node_group_candidates(ctx)
     if ctx.manifest is not None:
@@ -183,8 +204,8 @@ def generate(ctx: Context, nodes: bool = True) -> list[Action]:
 def replay_generate(snap: Snapshot, goal: Goal, failure: Failure, steps: list, watch: list[WorkloadRef]) -> list[Action]:
     """Candidates of a replay goal: those of every workload involved in the steps, the ones in
     the snapshot (patches, as for any goal) and the ones a ``create:`` step makes (their
-    manifests, corrected before they are applied); scale-node-group once, for the workload of the first
-    stuck pod.  Families and conflicts are per workload."""
+    manifests, corrected before they are applied); scale-node-group and uncordon once, for the
+    workload of the first stuck pod.  Families and conflicts are per workload."""
     from planner.engines.remediation.verify import step_objects
 
     made = step_objects(goal)
@@ -202,7 +223,7 @@ def replay_generate(snap: Snapshot, goal: Goal, failure: Failure, steps: list, w
     out: list[Action] = []
     for c in contexts:
         for a in generate(c, nodes=c is nodes_for):
-            if a.type != NODE_ACTION:
+            if a.type not in CLUSTER_ACTIONS:
                 a.family = f"{c.ref}|{a.family}"
                 if not a.conflict.startswith("manifest:"):
                     a.conflict = f"{c.ref}|{a.conflict}"
@@ -218,7 +239,7 @@ def manifest_action(ctx: Context, a: Action) -> Action:
     own file.  Nothing runs yet: nothing restarts."""
     from planner.engines.remediation.jsonpatch import apply_json_patch
 
-    if a.type == NODE_ACTION:
+    if a.type in CLUSTER_ACTIONS:
         return a
     body = copy.deepcopy(ctx.manifest) or {}
     ops: list[Any] = []
@@ -502,12 +523,12 @@ def delete_pvc_candidates(ctx: Context) -> list[Action]:
             else:
                 effects.append(f"PV {pv.name} has reclaim policy Retain: it is kept (Released) with the old data until you delete it")
         raw_pvc = ctx.snap.raw.get(("PersistentVolumeClaim", claim_key))
-        patches.append(ObjectPatch("PersistentVolumeClaim", pvc.namespace, pvc.name, "delete", raw_pvc))
-        commands.append(f"kubectl delete pvc {q(pvc.name)} -n {q(pvc.namespace)} --wait=false")
+        patches.append(ObjectPatch("PersistentVolumeClaim", pvc.namespace, pvc.name, "delete", raw_pvc, wait=False))
+        commands.append(patches[-1].kubectl())
         pod = ctx.snap.pods.get(pod_key) if pod_key else None
         if pod is not None:
             patches.append(ObjectPatch("Pod", pod.namespace, pod.name, "delete", ctx.snap.raw.get(("Pod", pod.key)) or pod_identity(pod)))
-            commands.append(f"kubectl delete pod {q(pod.name)} -n {q(pod.namespace)}")
+            commands.append(patches[-1].kubectl())
             effects.append(f"pod {pod.key} is recreated by the StatefulSet controller with a new, empty claim {pvc.name}")
         commands.append(f"kubectl wait --for=delete {q('pvc/' + pvc.name)} -n {q(pvc.namespace)} --timeout=300s")
         effects.append(
@@ -526,6 +547,12 @@ def delete_pvc_candidates(ctx: Context) -> list[Action]:
                 cost=Cost(data_loss=1, label_changes=changes, pods_restarted=1 if pod is not None and is_running(pod) else 0),
                 side_effects=effects,
                 params={"claim": claim_key, "pv": pv.name if pv else None},
+                risks=[
+                    f"data loss: the data of claim {claim_key} is gone for the workload: the pod starts on a new, empty volume"
+                    + (f" (PV {pv.name} is kept, Released, for recovery by hand)" if pv is not None else ""),
+                    f"availability: {where} is down until the new pod and its new volume are up, and its data must be rebuilt "
+                    "(replication, restore)",
+                ],
                 family=f"dpvc:{claim_key}",
                 conflict=f"dpvc:{claim_key}",
             )
@@ -636,7 +663,7 @@ def pod_management_candidates(ctx: Context) -> list[Action]:
     raw = ctx.raw
     body = _recreate_body(raw)
     body["spec"]["podManagementPolicy"] = "Parallel"
-    delete = ObjectPatch("StatefulSet", obj.namespace, obj.name, "delete", raw)
+    delete = ObjectPatch("StatefulSet", obj.namespace, obj.name, "delete", raw, propagation="Orphan")
     create = ObjectPatch("StatefulSet", obj.namespace, obj.name, "create", body)
     return [
         Action(
@@ -646,7 +673,7 @@ def pod_management_candidates(ctx: Context) -> list[Action]:
             patches=[delete, create],
             commands=[
                 f"kubectl get statefulset {q(obj.name)} -n {q(obj.namespace)} -o yaml > {q(f'statefulset-{obj.name}.backup.yaml')}",
-                f"kubectl delete statefulset {q(obj.name)} -n {q(obj.namespace)} --cascade=orphan",
+                delete.kubectl(),
                 create.kubectl(),
             ],
             cost=Cost(label_changes=1),
@@ -656,6 +683,10 @@ def pod_management_candidates(ctx: Context) -> list[Action]:
                 "pods are then created and deleted in parallel, not one ordinal at a time",
             ],
             params={"podManagementPolicy": "Parallel"},
+            risks=[
+                f"availability: between the delete and the create nothing recreates a pod of {obj.key} that fails or is "
+                "evicted, and a failed create leaves its pods without a controller until it is created again from the backup",
+            ],
             family="spmp",
             conflict="spmp",
         )
@@ -696,6 +727,322 @@ def retention_candidates(ctx: Context) -> list[Action]:
             conflict="spvc",
         )
     ]
+
+
+# --------------------------------------------------------------------------- uncordon
+
+
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+MAX_UNCORDON = 6  # cordoned nodes proposed, most room first
+# taints that say a node is on its way out (a drain, a scale-down, a disruption): never uncordoned
+DRAINING_TAINTS = (
+    "ToBeDeletedByClusterAutoscaler",
+    "DeletionCandidateOfClusterAutoscaler",
+    "karpenter.sh/disrupted",
+    "karpenter.sh/disruption",
+)
+
+
+def uncordon_blocker(node: Node, raw: dict | None) -> str | None:
+    """Why a cordoned node is not proposed for uncordon (None: it may be).  planner cannot see
+    why a node was cordoned; it only refuses the nodes whose state says they are unhealthy or on
+    their way out: NotReady (the Ready condition False), marked for deletion (deletionTimestamp),
+    tainted by a scale-down or a disruption (cluster-autoscaler's ToBeDeletedByClusterAutoscaler and
+    DeletionCandidateOfClusterAutoscaler, Karpenter's karpenter.sh/disrupted) or by the node
+    lifecycle controller for a condition other than the cordon itself (not-ready, unreachable,
+    memory/disk/pid pressure, network-unavailable, out-of-service, an uninitialized or shut-down
+    cloud node)."""
+    if not node.unschedulable:
+        return "not cordoned"
+    if node.ready is False:
+        return "NotReady"
+    if ((raw or {}).get("metadata") or {}).get("deletionTimestamp"):
+        return "being deleted"
+    for t in node.taints:
+        if t.key in DRAINING_TAINTS:
+            return f"tainted {t.key} (a scale-down or disruption under way)"
+        if is_transient_taint(t) and t.key != UNSCHEDULABLE_TAINT:
+            return f"tainted {t.key}"
+    return None
+
+
+def _used(snap: Snapshot) -> dict[str, dict[str, int]]:
+    """Requests of the pods bound to each node (terminal pods hold nothing)."""
+    used: dict[str, dict[str, int]] = {}
+    for p in snap.pods.values():
+        if not p.spec.node_name or p.terminal:
+            continue
+        u = used.setdefault(p.spec.node_name, {"pods": 0})
+        u["pods"] += 1
+        for r, v in p.spec.requests.items():
+            u[r] = u.get(r, 0) + v
+    return used
+
+
+def uncordon_candidates(ctx: Context) -> list[Action]:
+    """A cordoned node the workload's pods could use once it is schedulable again: the taints
+    other than the cordon's own tolerated, the node selector and required node affinity matched,
+    room for one pod (requests against allocatable); nodes that are NotReady or on their way out
+    are never proposed (uncordon_blocker).  The patch removes ``spec.unschedulable``, as
+    ``kubectl uncordon`` does (kubectl/pkg/drain/cordon.go: a merge patch dropping the field),
+    guarded on the node's uid and on the cordon; the node lifecycle controller then removes the
+    node.kubernetes.io/unschedulable taint (verify.load_changes)."""
+    snap = ctx.snap
+    cordoned = [n for n in snap.nodes.values() if n.unschedulable]
+    if not cordoned:
+        return []
+    spec = ctx.obj.template.spec
+    need = dict(spec.requests)
+    used = _used(snap)
+    found: list[tuple[int, str, Node]] = []
+    for node in cordoned:
+        if uncordon_blocker(node, snap.raw.get(("Node", node.name))) is not None:
+            continue
+        taints = [t for t in node.taints if t.key != UNSCHEDULABLE_TAINT]
+        if find_untolerated_taint(taints, spec.tolerations) is not None or not pod_matches_node_selector_and_affinity(spec, node):
+            continue
+        u = used.get(node.name, {})
+        free = {r: node.allocatable.get(r, 0) - u.get(r, 0) for r in set(need) | {"pods"}}
+        if free["pods"] < 1 or any(free[r] < v for r, v in need.items() if v > 0):
+            continue
+        found.append((-free.get("cpu", 0), node.name, node))
+    out: list[Action] = []
+    for _, _, node in sorted(found)[:MAX_UNCORDON]:
+        ops: list[Any] = []
+        if node.uid:
+            ops.append({"op": "test", "path": "/metadata/uid", "value": node.uid})
+        ops += [{"op": "test", "path": "/spec/unschedulable", "value": True}, {"op": "remove", "path": "/spec/unschedulable"}]
+        p = ObjectPatch("Node", None, node.name, "json", ops)
+        zone = f" in {node.zone}" if node.zone else ""
+        out.append(
+            Action(
+                type="uncordon",
+                target=f"node/{node.name}",
+                summary=f"uncordon node {node.name}{zone}: it is Ready, cordoned, and has room for pods of {ctx.ref}",
+                patches=[p],
+                commands=[f"# the same as kubectl uncordon {node.name}, refused if the node was replaced or uncordoned since the snapshot", p.kubectl()],
+                cost=Cost(label_changes=1),
+                side_effects=[
+                    f"node {node.name} takes new pods again: any Pending pod that fits may land there, not only those of {ctx.ref}",
+                    f"the node lifecycle controller removes its {UNSCHEDULABLE_TAINT} taint",
+                ],
+                params={"node": node.name, "zone": node.zone},
+                assumes=[
+                    f"the reason {node.name} was cordoned no longer holds: planner cannot see why it was (a drain or an upgrade "
+                    "under way, a fault being investigated); the snapshot shows it Ready, not being deleted, and without a "
+                    "drain, scale-down or node-condition taint"
+                ],
+                family=f"uncordon:{node.name}",
+                conflict=f"uncordon:{node.name}",
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- add-toleration
+
+
+MAX_TOLERATION_SETS = 4
+CONTROL_PLANE_TAINTS = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
+
+
+def tolerable(t: Taint) -> bool:
+    """May add-toleration propose tolerating this taint?  Never a taint the cluster sets for a
+    node's state (node.kubernetes.io/*: not-ready, unreachable, unschedulable, pressure, ...;
+    cluster-autoscaler's and the cloud provider's transient ones: is_transient_taint): tolerating
+    those puts pods on nodes that are failing, cordoned or going away.  Never the control plane's."""
+    return not (t.key.startswith("node.kubernetes.io/") or is_transient_taint(t) or t.key in CONTROL_PLANE_TAINTS or t.key in DRAINING_TAINTS)
+
+
+def _toleration(t: Taint) -> dict[str, Any]:
+    if t.value:
+        return {"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect}
+    return {"key": t.key, "operator": "Exists", "effect": t.effect}
+
+
+def _taint_text(t: Taint) -> str:
+    return f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
+
+
+def add_toleration_candidates(ctx: Context) -> list[Action]:
+    """Tolerations for the taints that keep the workload's pods off schedulable nodes they
+    otherwise match (node selector, required node affinity): one candidate per set of taints a
+    node carries, the sets of the most nodes first.  A toleration is a policy decision (someone
+    set those nodes apart) and only permits, never attracts (TaintToleration filters,
+    tainttoleration/taint_toleration.go); flagged as such.  Taints of a node's state are never
+    tolerated (tolerable)."""
+    spec = ctx.obj.template.spec
+    sets: dict[tuple[Taint, ...], list[str]] = {}
+    for node in ctx.snap.nodes.values():
+        if node.unschedulable or node.ready is False:
+            continue
+        taints = tuple(t for t in node.taints if t.effect in ("NoSchedule", "NoExecute") and find_untolerated_taint([t], spec.tolerations) is not None)
+        if not taints or not all(tolerable(t) for t in taints) or not pod_matches_node_selector_and_affinity(spec, node):
+            continue
+        sets.setdefault(tuple(sorted(set(taints), key=lambda t: (t.key, t.value, t.effect))), []).append(node.name)
+    if not sets:
+        return []
+    raw_spec = ((ctx.raw.get("spec") or {}).get("template") or {}).get("spec") or {}
+    raw_tols = raw_spec.get("tolerations")
+    labels = (((ctx.raw.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
+    generation = (ctx.raw.get("metadata") or {}).get("generation")
+    out: list[Action] = []
+    ranked = sorted(sets.items(), key=lambda kv: (-len(kv[1]), [_taint_text(t) for t in kv[0]]))
+    for taints, nodes in ranked[:MAX_TOLERATION_SETS]:
+        tols = [_toleration(t) for t in taints]
+        guard: list[Any] = [{"op": "test", "path": "/spec/template/metadata/labels", "value": labels}]
+        if isinstance(generation, int):
+            guard.insert(0, {"op": "test", "path": "/metadata/generation", "value": generation})
+        if isinstance(raw_tols, list):
+            ops = guard + [{"op": "test", "path": "/spec/template/spec/tolerations", "value": raw_tols}]
+            ops += [{"op": "add", "path": "/spec/template/spec/tolerations/-", "value": t} for t in tols]
+        else:
+            ops = guard + [{"op": "add", "path": "/spec/template/spec/tolerations", "value": tols}]
+        text = ", ".join(_taint_text(t) for t in taints)
+        shown = ", ".join(nodes[:3]) + (f" and {len(nodes) - 3} more" if len(nodes) > 3 else "")
+        a = _template_action(
+            ctx,
+            "add-toleration",
+            f"let the pods of {ctx.ref} tolerate {text} (a policy decision: {len(nodes)} node(s) carry it: {shown})",
+            ops,
+            Cost(assumptions=1, label_changes=len(tols), pods_restarted=ctx.running),
+            [
+                f"a policy decision: the taint {text} sets {len(nodes)} node(s) apart ({shown}), e.g. a dedicated or special-hardware "
+                f"pool; pods of {ctx.ref} may then run there beside the pods it was kept for",
+                "a toleration permits, it does not attract: the pods still go wherever else they fit first (add a node affinity to "
+                "steer them)",
+            ]
+            + (["NoExecute tolerated without tolerationSeconds: the pods stay however long the taint does"] if any(t.effect == "NoExecute" for t in taints) else []),
+            {"tolerations": tols, "nodes": len(nodes)},
+            family=f"tol:{text}",
+            conflict="tolerations",
+        )
+        a.policy_decision = True
+        a.assumes = [f"the owners of the nodes tainted {text} agree that {ctx.ref} runs there: the taint is a policy planner cannot judge"]
+        out.append(a)
+    return out
+
+
+# --------------------------------------------------------------------------- set-requests
+
+
+REQUEST_FACTORS = (Fraction(3, 4), Fraction(1, 2))  # the requests lowered to 3/4, then 1/2: the smallest that works
+
+
+def _format_request(resource: str, value: int) -> str:
+    """cpu in millicores ("750m", "2"), memory in whole MiB ("3Gi", "768Mi")."""
+    if resource == "cpu":
+        return str(value // 1000) if value % 1000 == 0 else f"{value}m"
+    mib = value // 2**20
+    return f"{mib // 1024}Gi" if mib % 1024 == 0 else f"{mib}Mi"
+
+
+def _lowered(resource: str, old: int, f: Fraction) -> int:
+    if resource == "cpu":
+        return max(1, math.floor(old * f))
+    return max(2**20, math.floor(old * f) // 2**20 * 2**20)
+
+
+def _short_resources(ctx: Context) -> list[str]:
+    """The resources NodeResourcesFit found short: those the failure names (cpu, memory), else both."""
+    text = ctx.failure.text
+    named = [r for r in ("cpu", "memory") if re.search(rf"\b{r}\b", text)]
+    return named or ["cpu", "memory"]
+
+
+def _guaranteed(containers: list) -> bool:
+    """The Guaranteed QoS class (pkg/apis/core/helper/qos GetPodQOS): every container has cpu and
+    memory limits, and its requests (defaulted to the limits) equal them."""
+    from planner.convert import quantity
+
+    for c in containers:
+        res = (c.get("resources") or {}) if isinstance(c, dict) else {}
+        req, lim = res.get("requests") or {}, res.get("limits") or {}
+        for r in ("cpu", "memory"):
+            if r not in lim or quantity(r, req.get(r, lim[r])) != quantity(r, lim[r]):
+                return False
+    return bool(containers)
+
+
+def set_requests_candidates(ctx: Context) -> list[Action]:
+    """The workload's container requests of the resources found short lowered to 3/4, then 1/2 of
+    what they are (the first that works).  Advisory: planner has no usage metrics, so whether the
+    pods use less than the new requests is an assumption it names; a pod using more than it
+    requests competes for the node's spare (cpu is throttled under contention; memory over the
+    request makes it among the first evicted under memory pressure, kubelet eviction ranking)."""
+    raw_spec = ((ctx.raw.get("spec") or {}).get("template") or {}).get("spec") or {}
+    containers = raw_spec.get("containers") or []
+    from planner.convert import quantity
+
+    short = [r for r in _short_resources(ctx) if any(r in ((c.get("resources") or {}).get("requests") or {}) for c in containers if isinstance(c, dict))]
+    if not short:
+        return []
+    hpa = ctx.snap.hpa_for(ctx.ref.kind, ctx.ref.namespace, ctx.ref.name) if ctx.manifest is None else None
+    hpa_raw = ctx.snap.raw.get(("HorizontalPodAutoscaler", hpa.key)) if hpa is not None else None
+    util = {
+        str((m.get("resource") or {}).get("name"))
+        for m in ((hpa_raw or {}).get("spec") or {}).get("metrics") or []
+        if isinstance(m, dict) and m.get("type") == "Resource" and ((m.get("resource") or {}).get("target") or {}).get("type") == "Utilization"
+    }
+    guaranteed = _guaranteed(containers)
+    out: list[Action] = []
+    for f in REQUEST_FACTORS:
+        ops: list[Any] = []
+        changed: dict[str, dict[str, str]] = {}
+        for i, c in enumerate(containers):
+            if not isinstance(c, dict):
+                continue
+            req = (c.get("resources") or {}).get("requests") or {}
+            for r in short:
+                if r not in req:
+                    continue
+                old = quantity(r, req[r])
+                new = _lowered(r, old, f)
+                if new >= old:
+                    continue
+                base = f"/spec/template/spec/containers/{i}"
+                if not any(o["path"] == f"{base}/name" for o in ops):
+                    ops.append({"op": "test", "path": f"{base}/name", "value": c.get("name")})
+                ops += [
+                    {"op": "test", "path": f"{base}/resources/requests/{r}", "value": req[r]},
+                    {"op": "replace", "path": f"{base}/resources/requests/{r}", "value": _format_request(r, new)},
+                ]
+                changed.setdefault(str(c.get("name")), {})[r] = f"{req[r]} -> {_format_request(r, new)}"
+        if not changed:
+            continue
+        what = "; ".join(f"{name}: {', '.join(f'{r} {v}' for r, v in rs.items())}" for name, rs in changed.items())
+        pct = f"{f.numerator * 100 // f.denominator}%"
+        effects = [
+            f"the scheduler reserves less for each pod of {ctx.ref} ({what}): nodes pack more of them",
+            "a pod that uses more than its request competes for the node's spare: cpu is throttled under contention; memory "
+            "above the request puts it among the first evicted when the node runs short",
+        ]
+        if guaranteed:
+            effects.append("requests below limits: the pods are no longer of the Guaranteed QoS class (Burstable: evicted before Guaranteed pods)")
+        lowered_util = sorted(util & set(short))
+        if hpa is not None and lowered_util:
+            effects.append(
+                f"HorizontalPodAutoscaler {hpa.key} scales on {', '.join(lowered_util)} utilization, a percentage of the request: the "
+                "same use reads higher, so it runs more replicas"
+            )
+        a = _template_action(
+            ctx,
+            "set-requests",
+            f"lower the requests of {ctx.ref} to {pct} ({what}) (advisory: only if the pods use less)",
+            ops,
+            Cost(assumptions=1, label_changes=sum(len(v) for v in changed.values()), pods_restarted=ctx.running),
+            effects,
+            {"requests": {name: {r: v.split(" -> ")[1] for r, v in rs.items()} for name, rs in changed.items()}, "factor": pct},
+            family=f"req:{'+'.join(short)}",
+            conflict="requests",
+        )
+        a.advisory = True
+        a.assumes = [
+            f"the pods of {ctx.ref} use less than the new requests ({what}) at their peaks: planner has no usage metrics; check "
+            "them first (kubectl top pod, your monitoring: the peak, not the average)"
+        ]
+        out.append(a)
+    return out
 
 
 # --------------------------------------------------------------------------- nodes
@@ -870,19 +1217,19 @@ def scale_node_group_candidates(ctx: Context) -> list[Action]:
 
 
 def scale_to_action(ctx: Context, n: int) -> Action:
+    """Run ``n`` replicas instead of the goal's: an alternative (it changes the goal), listed apart.
+    A workload a HorizontalPodAutoscaler targets is held there through the HPA (hpa_bounds_action):
+    ``kubectl scale`` would be undone at the HPA's next sync, since the HPA writes the scale
+    subresource itself (pkg/controller/podautoscaler/horizontal.go reconcileAutoscaler)."""
     obj = ctx.obj
     current = obj.replicas
     goal = ctx.goal.replicas if ctx.goal.replicas is not None else current
+    cost = Cost(money=n - goal, label_changes=1) if n > goal else Cost(availability_risk=goal - n, label_changes=1)
+    hpa = ctx.snap.hpa_for(ctx.ref.kind, ctx.ref.namespace, ctx.ref.name) if ctx.manifest is None else None
+    if hpa is not None:
+        return hpa_bounds_action(ctx, hpa, n, goal, cost)
     ops = [{"op": "test", "path": "/spec/replicas", "value": current}, {"op": "replace", "path": "/spec/replicas", "value": n}]
     p = ctx.workload_patch(ops)
-    effects = [f"advisory: runs {n} replica(s) instead of the {goal} asked for"]
-    hpa = ctx.snap.hpa_for(ctx.ref.kind, ctx.ref.namespace, ctx.ref.name)
-    if hpa is not None:
-        effects.append(
-            f"HorizontalPodAutoscaler {hpa.key} ({hpa.min_replicas}..{hpa.max_replicas}) owns spec.replicas: its next change "
-            f"may undo this; set its minReplicas to {n} to hold it"
-        )
-    cost = Cost(money=n - goal, label_changes=1) if n > goal else Cost(availability_risk=goal - n, label_changes=1)
     return Action(
         type="scale-to",
         target=str(ctx.ref),
@@ -890,8 +1237,55 @@ def scale_to_action(ctx: Context, n: int) -> Action:
         patches=[p],
         commands=[f"kubectl scale {ctx.resource} {q(obj.name)} -n {q(obj.namespace)} --current-replicas={current} --replicas={n}"],
         cost=cost,
-        side_effects=effects,
+        side_effects=[f"advisory: runs {n} replica(s) instead of the {goal} asked for"],
         params={"replicas": n},
+        advisory=True,
+        family="scale",
+        conflict="scale",
+        replicas=n,
+    )
+
+
+def hpa_bounds_action(ctx: Context, hpa: Any, n: int, goal: int, cost: Cost) -> Action:
+    """scale-to for a workload an HPA manages: its bounds patched so that it runs ``n``.  More
+    replicas than asked: ``minReplicas`` n (and ``maxReplicas`` at least n); fewer: ``maxReplicas``
+    n (and ``minReplicas`` at most n).  The HPA clamps its desired count to [minReplicas,
+    maxReplicas] (horizontal.go normalizeDesiredReplicas), so the bound holds the count whatever
+    the metrics say on that side, and the HPA keeps scaling on the other."""
+    raw = ctx.snap.raw.get(("HorizontalPodAutoscaler", hpa.key)) or {}
+    spec = raw.get("spec") or {}
+    lo, hi = spec.get("minReplicas", hpa.min_replicas), spec.get("maxReplicas", hpa.max_replicas)
+    ref = spec.get("scaleTargetRef") or {"kind": ctx.ref.kind, "name": ctx.ref.name}
+    ops: list[Any] = [
+        {"op": "test", "path": "/spec/scaleTargetRef", "value": ref},
+        {"op": "test", "path": "/spec/minReplicas", "value": lo},
+        {"op": "test", "path": "/spec/maxReplicas", "value": hi},
+    ]
+    new_lo, new_hi = (max(lo, n), max(hi, n)) if n > goal else (min(lo, n), min(hi, n))
+    changes = []
+    if new_lo != lo:
+        ops.append({"op": "replace", "path": "/spec/minReplicas", "value": new_lo})
+        changes.append(f"minReplicas {lo} -> {new_lo}")
+    if new_hi != hi:
+        ops.append({"op": "replace", "path": "/spec/maxReplicas", "value": new_hi})
+        changes.append(f"maxReplicas {hi} -> {new_hi}")
+    p = ObjectPatch("HorizontalPodAutoscaler", hpa.namespace, hpa.name, "json", ops)
+    side = "or more" if n > goal else "or fewer"
+    effects = [
+        f"advisory: runs {n} replica(s) instead of the {goal} asked for",
+        f"HorizontalPodAutoscaler {hpa.key} manages the replicas of {ctx.ref}: `kubectl scale` would be undone at its next sync, "
+        f"so its bounds change instead ({', '.join(changes) or 'no change'}); it keeps {n} {side} and still scales on its metrics",
+    ]
+    return Action(
+        type="scale-to",
+        target=str(ctx.ref),
+        summary=f"keep {ctx.ref} at {n} replicas {side} through its HorizontalPodAutoscaler {hpa.name}: "
+        f"{', '.join(changes) or 'its bounds already do'} (advisory: the goal was {goal})",
+        patches=[p],
+        commands=[p.kubectl()],
+        cost=replace(cost, label_changes=max(1, len(changes))),
+        side_effects=effects,
+        params={"replicas": n, "hpa": hpa.key, "minReplicas": new_lo, "maxReplicas": new_hi},
         advisory=True,
         family="scale",
         conflict="scale",
@@ -937,7 +1331,7 @@ def _template_action(
     stuck = forced_rollback_pods(ctx)
     for pod in stuck:
         patches.append(ObjectPatch("Pod", pod.namespace, pod.name, "delete", ctx.snap.raw.get(("Pod", pod.key)) or pod_identity(pod)))
-        commands.append(f"kubectl delete pod {q(pod.name)} -n {q(pod.namespace)}")
+        commands.append(patches[-1].kubectl())
     if stuck:
         effects.append(
             f"deletes the Pending pod(s) {', '.join(p.name for p in stuck)}: under OrderedReady the StatefulSet controller waits "

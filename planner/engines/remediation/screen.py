@@ -48,6 +48,8 @@ ACTION_KINDS = {
     "relax-anti-affinity": ("anti",),
     "delete-pvc": ("static",),
     "scale-node-group": ("capacity", "static", "spread", "anti"),  # new nodes add room and domains
+    "uncordon": ("capacity",),  # a cordoned node's room, in its zone
+    "set-requests": ("capacity",),  # more pods fit in the room there is
 }
 
 MAX_SETS = 8

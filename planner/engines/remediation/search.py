@@ -17,9 +17,11 @@ two, three nodes) the first that works ends the family, so no plan is a superset
 variant of another.  Pairs are only formed of candidates that failed alone, which keeps every
 plan minimal: none is a superset of a cheaper one.
 
-Ranking: every non-destructive plan before every destructive one (delete-pvc,
-set-pod-management-policy), unless ``allow_destructive``; then by cost, then by the number of
-actions.
+Ranking: a plan that reaches the goal as asked before any that changes it: those (scale-to, another
+replica count) are ``alternatives``, listed apart; then every non-destructive plan before every
+destructive one (delete-pvc, set-pod-management-policy), unless ``allow_destructive``; then by
+cost, then by the number of actions.  Every action that changes a Helm-managed object names its
+release (planner.engines.remediation.helm).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from planner.engines.remediation.candidates import (
     replay_generate,
     scale_to_action,
 )
+from planner.engines.remediation.helm import annotate_helm
 from planner.engines.remediation.jsonpatch import PatchError
 from planner.engines.remediation.screen import ACTION_KINDS, screen
 from planner.engines.remediation.verify import (
@@ -70,7 +73,7 @@ PLUGINS = (
 )
 MAX_VERIFICATIONS = 120
 BUDGET_SECONDS = 300.0  # wall clock for the whole search; past it, what was found is printed
-LADDERS = ("scale-node-group", "raise-max-skew")
+LADDERS = ("scale-node-group", "raise-max-skew", "set-requests")
 MAX_SCALE_TRIES = 8
 PAIR_VARIANTS = 2
 
@@ -84,6 +87,7 @@ class Outcome:
     rejected: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    alternatives: list[Plan] = field(default_factory=list)  # plans that change the goal (scale-to)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +95,7 @@ class Outcome:
             "schedulable_now": self.schedulable_now,
             "failure": self.failure,
             "plans": [p.to_dict() for p in self.plans],
+            "alternatives": [p.to_dict() for p in self.alternatives],
             "rejected": self.rejected,
             "notes": self.notes,
             "stats": self.stats,
@@ -296,6 +301,7 @@ def remediate(
     else:
         generated = generate(ctx)
     cands = [a for a in generated if a.type not in forbidden]
+    annotate_helm(snap, cands)
     screening = None
     if goal.kind == "replicas":
         # CP-SAT over the check model, one relax literal per constraint group a candidate could
@@ -310,6 +316,7 @@ def remediate(
         m = search.nearest_count(ctx)
         if m is not None:
             cands.append(scale_to_action(ctx, m))
+            annotate_helm(snap, cands[-1:])
     families: dict[str, list[Action]] = {}
     for a in cands:
         families.setdefault(a.family, []).append(a)
@@ -356,7 +363,7 @@ def remediate(
                 a, v = last
                 rejected.append({"actions": [a.label()], "reason": v.reason})
     # pairs of candidates that failed alone, cheapest first
-    if len(plans) < top:
+    if sum(1 for p in plans if not p.changes_goal) < top:
         pairs = []
         for f1, f2 in itertools.combinations(failed, 2):
             a1, a2 = families[f1][0], families[f2][0]
@@ -365,7 +372,7 @@ def remediate(
             pairs.append(((a1.destructive or a2.destructive), (a1.cost + a2.cost).key(), f1, f2))
         pairs.sort()
         for _, _, f1, f2 in pairs:
-            if search.exhausted or len(plans) >= top:
+            if search.exhausted or sum(1 for p in plans if not p.changes_goal) >= top:
                 break
             for a1, a2 in itertools.product(families[f1][:PAIR_VARIANTS], families[f2][:PAIR_VARIANTS]):
                 if search.exhausted:
@@ -376,6 +383,8 @@ def remediate(
                     break
     plans += shared_selector_plans(search, cands, plans)
     plans.sort(key=lambda p: p.rank_key(allow_destructive))
+    alternatives = [p for p in plans if p.changes_goal]
+    plans = [p for p in plans if not p.changes_goal]
     notes = []
     if search.exhausted:
         notes.append(
@@ -384,6 +393,10 @@ def remediate(
         )
     if any(p.destructive for p in plans) and not allow_destructive:
         notes.append("destructive plans (marked) rank after every other plan; --allow-destructive ranks them by cost alone")
+    if alternatives:
+        notes.append(
+            "alternatives change the goal (another replica count): they are listed apart, after every plan that reaches the goal as asked"
+        )
     return Outcome(
         goal,
         False,
@@ -395,8 +408,10 @@ def remediate(
             "candidates": len(cands),
             "verifications": search.verifications,
             "plans_found": len(plans),
+            "alternatives_found": len(alternatives),
             "screening": None if screening is None else {"relaxation_sets": screening.sets, "infeasible": screening.infeasible},
         },
+        alternatives[:top],
     )
 
 

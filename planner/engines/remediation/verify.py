@@ -5,7 +5,7 @@ read from (``Snapshot.raw``, the API server's defaults already applied), then lo
 through the same defaults, validation and conversion as any input (planner.load), and splices
 the result into a copy of the snapshot.  A patch whose ``test`` guard fails, or an object the API
 server would reject, rejects the plan.  What the controllers do next is left to check and the
-replay, with four consequences made explicit because no patch says them:
+replay, with five consequences made explicit because no patch says them:
 
 * a deleted claim releases its PersistentVolume: reclaim policy ``Delete`` deletes it, any
   other leaves it ``Released``, still bound by ``claimRef`` to the old claim's uid, so that no new
@@ -20,6 +20,8 @@ replay, with four consequences made explicit because no patch says them:
   would create for it (pkg/controller/daemon NodeShouldRunDaemonPod, planner.controllers.daemon),
   bound to it, so that its room is counted as ``capacity --add-nodes`` and the replay's
   ``addNodes`` step count it;
+* a Node uncordoned loses its node.kubernetes.io/unschedulable taint, as the node lifecycle
+  controller removes it (TaintNodesByCondition: _untaint_uncordoned);
 * a StatefulSet created again under the name of one deleted with ``--cascade=orphan`` adopts the
   orphaned pods (pkg/controller/statefulset/stateful_set.go adoptOrphanRevisions and
   ClaimPods); planner keeps the old uid so that the pods' owner references resolve as after
@@ -197,6 +199,8 @@ def load_changes(snap: Snapshot, changed: dict[tuple[str, str], dict | None]) ->
                 _release(snap, changed, old)
             continue
         obj = copy.deepcopy(obj)
+        if kind == "Node" and old is not None:
+            _untaint_uncordoned(old, obj)
         md = obj.setdefault("metadata", {})
         old_md = (old or {}).get("metadata") or {}
         if old is not None and old_md.get("uid") and not md.get("uid"):
@@ -225,6 +229,21 @@ def load_changes(snap: Snapshot, changed: dict[tuple[str, str], dict | None]) ->
             if (kind, key) in small.raw:
                 out.raw[(kind, key)] = small.raw[(kind, key)]
     return out
+
+
+def _untaint_uncordoned(old: dict, node: dict) -> None:
+    """A node uncordoned (``spec.unschedulable`` true before, not now) loses the
+    node.kubernetes.io/unschedulable taint: the node lifecycle controller keeps that NoSchedule
+    taint in step with the field (pkg/controller/nodelifecycle/node_lifecycle_controller.go
+    doNoScheduleTaintingPass, TaintNodesByCondition)."""
+    if not (old.get("spec") or {}).get("unschedulable") or (node.get("spec") or {}).get("unschedulable"):
+        return
+    spec = node.get("spec") or {}
+    taints = [t for t in spec.get("taints") or [] if not (isinstance(t, dict) and t.get("key") == "node.kubernetes.io/unschedulable")]
+    if taints:
+        spec["taints"] = taints
+    else:
+        spec.pop("taints", None)
 
 
 def _release(snap: Snapshot, changed: dict[tuple[str, str], dict | None], claim: dict) -> None:
