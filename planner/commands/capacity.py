@@ -32,7 +32,7 @@ def capacity_command(
     snap = load_snapshot(paths, limits, notice=note)
     ref = parse_workload(workload, namespace)
     r = parse_range(rng) if rng else None
-    result = capacity(snap, ref, r, zone_failure, add_nodes, opts, progress=progress)
+    result = capacity(snap, ref, r, zone_failure, add_nodes, opts, progress=progress, profile=None if config is None else config.main)
     if config is not None:
         result.setdefault("notes", []).extend(feasibility_notes(config, config.main))
     if plot:

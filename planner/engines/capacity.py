@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from models.solve import SolveOptions
@@ -14,6 +15,7 @@ from planner.engines.check import CheckOutcome, check_by_known_order, check_repl
 from planner.engines.workloads import BOUND_SLACK, WorkloadRef, find_workload, owned_by, room_bound
 from planner.errors import UsageError
 from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
+from planner.scheduler.registry import Profile
 from planner.snapshot import Snapshot
 
 MAX_ADDED_NODES = 12
@@ -57,7 +59,9 @@ def capacity(
     add_nodes: bool,
     opts: SolveOptions,
     progress: Callable[[str], None] | None = None,
+    profile: Profile | None = None,
 ) -> dict[str, Any]:
+    """``profile``: the scheduling profile whose filters decide (--scheduler-config), as in check."""
     obj = find_workload(snap, ref)
     source = "--range"
     if rng is None:
@@ -65,7 +69,12 @@ def capacity(
     # Counts past the cluster's bound (RoomBound, computed once, at the range's low end, where a
     # StatefulSet frees the most room) are NO by arithmetic: one closed-form answer, no check.
     # A range that ends within BOUND_SLACK of it is walked as before (each count's own why).
-    bound = room_bound(snap, ref, rng[0])
+    enabled = None if profile is None else frozenset(profile.filter_names)
+    unbounded = enabled is not None and "NodeResourcesFit" not in enabled
+    # lower-priority pods count as free room: check preempts them
+    bound = room_bound(snap, ref, rng[0], preemption=True, enabled=enabled)
+    if unbounded:  # no NodeResourcesFit: no room is counted, every count is checked
+        bound = replace(bound, more=max(bound.more, rng[1]))
     top = min(rng[1], bound.max_replicas) if rng[1] > bound.max_replicas + BOUND_SLACK else rng[1]
     if (top < rng[1] or source == "--range") and top - rng[0] + 1 > MAX_COUNTS:
         raise UsageError(
@@ -83,9 +92,9 @@ def capacity(
     for i, n in enumerate(range(top, rng[0] - 1, -1)):
         if progress:
             progress(f"checking {n} replicas ({i + 1}/{total})")
-        out = check_by_known_order(snap, [ref], n, known, known_plans) if known else None
+        out = check_by_known_order(snap, [ref], n, known, known_plans, profile) if known else None
         if out is None:
-            out = check_replicas(snap, [ref], n, opts)
+            out = check_replicas(snap, [ref], n, opts, profile)
             if out.schedulable and out.placement:
                 known, known_plans = out.placement, out.plans
         by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out)}
@@ -103,9 +112,9 @@ def capacity(
         "bound": {"max_replicas": bound.max_replicas, "message": bound.message(past["min"] if past else bound.max_replicas), "past": past},
     }
     if zone_failure:
-        result["zone_failure"] = zone_failures(snap, ref, obj.replicas, opts)
+        result["zone_failure"] = zone_failures(snap, ref, obj.replicas, opts, profile)
     if add_nodes:
-        result["add_nodes"] = nodes_to_add(snap, ref, first_fail, opts) if first_fail is not None else {
+        result["add_nodes"] = nodes_to_add(snap, ref, first_fail, opts, profile) if first_fail is not None else {
             "replicas": None,
             "message": "every count in the range is schedulable: no nodes needed",
         }
@@ -123,7 +132,7 @@ def _without_zone(snap: Snapshot, zone: str) -> tuple[Snapshot, list[str]]:
     return out, gone
 
 
-def zone_failures(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions) -> list[dict]:
+def zone_failures(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions, profile: Profile | None = None) -> list[dict]:
     owned = [p for p in snap.pods.values() if owned_by(snap, p, ref)]
     out = []
     for zone in snap.zones:
@@ -139,7 +148,7 @@ def zone_failures(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOp
                         pinned = pv is not None and pv.node_affinity is not None
                         vols.append({"claim": pvc.key, "pv": pv.name if pv else None, "pinned": pinned})
                 lost.append({"pod": p.key, "node": p.spec.node_name, "volumes": vols})
-        res = check_replicas(reduced, [ref], replicas, opts)
+        res = check_replicas(reduced, [ref], replicas, opts, profile)
         out.append(
             {
                 "zone": zone,
@@ -191,7 +200,7 @@ def _requests_sum(pods: list[Pod]) -> dict[str, int]:
     return total
 
 
-def nodes_to_add(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions) -> dict:
+def nodes_to_add(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions, profile: Profile | None = None) -> dict:
     """The fewest new nodes of the cluster's node groups that make ``replicas`` schedulable.
 
     The groups and their templates are cluster-autoscaler's (planner.controllers.nodegroups: a
@@ -224,7 +233,7 @@ def nodes_to_add(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOpt
                 if k:
                     trial, pods = _add_group_nodes(trial, g, k)
                     daemon[g.name] = pods
-            if check_replicas(trial, [ref], replicas, opts).schedulable:
+            if check_replicas(trial, [ref], replicas, opts, profile).schedulable:
                 chosen = [(g, k) for g, k in zip(usable, combo) if k]
                 per_zone: dict[str, int] = {}
                 cloned_from: dict[str, str] = {}

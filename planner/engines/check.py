@@ -7,6 +7,7 @@ order given, so the two implementations check each other on every run.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +21,12 @@ from planner.engines.problem import Context, build_problem
 from planner.engines.workloads import Plan, RoomBound, WorkloadRef, cluster_after_plans, past_bound, plan_workload
 from planner.errors import UnknownResult, UsageError
 from planner.scheduler.binding import WitnessFilters
+from planner.scheduler.config import default_pods
 from planner.scheduler.framework import ClusterState
+from planner.scheduler.registry import DEFAULT_PROFILE, FilterPlugin, Profile
 from planner.snapshot import Snapshot
+
+Filters = Sequence[FilterPlugin] | None  # a profile's filter plugins (None: the default profile's)
 
 
 @dataclass
@@ -40,20 +45,40 @@ ORDERED_EXACT_GROUPS = 8  # larger OrderedReady problems try the unordered relax
 MAX_SEQUENCE_SIZE = 60_000  # steps x groups x classes
 
 
-def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None) -> CheckOutcome:
+def _plans(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, profile: Profile | None) -> list[Plan]:
+    """The workloads' plans, their new pods as the profile's filters see them (default_pods)."""
+    plans = [plan_workload(snap, ref, replicas) for ref in refs]
+    if profile is not None:
+        for plan in plans:
+            plan.new = default_pods(plan.new, profile)
+    return plans
+
+
+def _enabled(profile: Profile | None) -> frozenset[str] | None:
+    return None if profile is None or profile.filter_names == DEFAULT_PROFILE.filter_names else frozenset(profile.filter_names)
+
+
+def check_replicas(
+    snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None, profile: Profile | None = None
+) -> CheckOutcome:
+    """``profile``: the scheduling profile whose filters decide (--scheduler-config; None: the
+    default profile): a filter it disables adds no constraint, its DoNotSchedule default spread
+    constraints are the constraints of pods without their own."""
     opts = opts or SolveOptions()
     if replicas is not None and replicas < 0:
         raise UsageError(f"--replicas {replicas}: must be greater than or equal to 0")
+    enabled = _enabled(profile)
     for ref in refs:
-        bound = past_bound(snap, ref, replicas)
+        bound = past_bound(snap, ref, replicas, enabled=enabled)
         if bound is not None:  # more than the cluster could ever hold: no pod is planned
             return bound_outcome(bound, replicas)
-    plans = [plan_workload(snap, ref, replicas) for ref in refs]
+    plans = _plans(snap, refs, replicas, profile)
     notes = [n for p in plans for n in p.notes]
     if not any(p.new for p in plans):
         return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)
     cluster = cluster_after_plans(snap, plans)
-    problem, ctx = build_problem(cluster, plans)
+    filters = None if profile is None else profile.filters
+    problem, ctx = build_problem(cluster, plans, enabled=enabled)
     notes += problem.notes
     stats: dict[str, Any] = {
         "pods_to_place": sum(g.count for g in problem.groups),
@@ -68,21 +93,21 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
         # The exact ordered model grows with the square of the pods: first the unordered model, a
         # relaxation (an ordinal-order sequence is a sequence): its "unschedulable" is a proof,
         # and its placement, replayed strictly in ordinal order through the filters, a witness.
-        relaxed, rctx = build_problem(cluster, plans, relax_order=True)
+        relaxed, rctx = build_problem(cluster, plans, relax_order=True, enabled=enabled)
         rstats = {**stats, "groups": len(relaxed.groups), "node_classes": len(relaxed.classes), "model": "unordered relaxation"}
-        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False)
+        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False, filters=filters)
         if out is not None:
             stats = rstats
             problem = relaxed
     if out is None:
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False, filters=filters)
     if out is None:
         # The final placements found cannot be ordered through the filters: decide exactly with
         # the sequenced model (one node per class when per-node domains are involved).
         steps = stats["pods_to_place"]
         per_node = any(sp.per_node for sp in problem.spreads) or any(f.per_node for f in problem.affinity) or any(a.per_node for a in problem.anti)
         if per_node:
-            problem, ctx = build_problem(cluster, plans, aggregate=False)
+            problem, ctx = build_problem(cluster, plans, aggregate=False, enabled=enabled)
         size = steps * len(problem.groups) * len(problem.classes)
         if steps > MAX_SEQUENCE_STEPS or size > MAX_SEQUENCE_SIZE:
             raise UnknownResult(
@@ -91,7 +116,7 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
             )
         stats["model"] = "ordered" if problem.ordered else "sequenced"
         stats["node_classes"] = len(problem.classes)
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered, filters=filters)
         if out is None:
             raise UnknownResult("unknown: no verified order found for the model's placement; planner gives no answer rather than a wrong one")
     out.plans = plans
@@ -111,7 +136,9 @@ def bound_outcome(bound: RoomBound, replicas: int | None) -> CheckOutcome:
     return CheckOutcome(False, {}, explanation, [plan], None, stats, [])
 
 
-def _attempt(problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveOptions, stats: dict, sequenced: bool) -> CheckOutcome | None:
+def _attempt(
+    problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveOptions, stats: dict, sequenced: bool, filters: Filters = None
+) -> CheckOutcome | None:
     built = models.build(problem)
     if sequenced:
         add_sequence(built)
@@ -122,14 +149,19 @@ def _attempt(problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveO
     if res.status == "infeasible":
         core = minimise_core(built, res.core, opts)
         return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, stats, [])
-    placement = order_witness(problem, ctx, res.x, cluster, res.sequence or None)
+    placement = order_witness(problem, ctx, res.x, cluster, res.sequence or None, filters)
     if placement is None:
         return None
     return CheckOutcome(True, placement, [], [], problem, stats, [])
 
 
 def check_by_known_order(
-    snap: Snapshot, refs: list[WorkloadRef], replicas: int, order: dict[str, str], known_plans: list[Plan] | None = None
+    snap: Snapshot,
+    refs: list[WorkloadRef],
+    replicas: int,
+    order: dict[str, str],
+    known_plans: list[Plan] | None = None,
+    profile: Profile | None = None,
 ) -> CheckOutcome | None:
     """Schedulable by a known placement order, or None (then only a full check decides).
 
@@ -146,7 +178,7 @@ def check_by_known_order(
     differs from theirs only by the unbound claims of the pods it does not create (which no filter
     of another pod reads), so the prefix of the verified sequence is itself verified and is not
     replayed again."""
-    plans = [plan_workload(snap, ref, replicas) for ref in refs]
+    plans = _plans(snap, refs, replicas, profile)
     new = {p.key: p for plan in plans for p in plan.new}
     if not new or any(k not in order for k in new):
         return None
@@ -162,7 +194,7 @@ def check_by_known_order(
         stats["model"] = "prefix of a verified witness"
         return CheckOutcome(True, {k: order[k] for k in sequence}, [], plans, None, stats, notes)
     cluster = cluster_after_plans(snap, plans)
-    witness = WitnessFilters(cluster)
+    witness = WitnessFilters(cluster, None if profile is None else profile.filters)
     placement: dict[str, str] = {}
     for k in sequence:
         node = order[k]
@@ -193,7 +225,12 @@ def _prefix_of(plans: list[Plan], known: list[Plan], sequence: list[str], order:
 
 
 def order_witness(
-    problem: Problem, ctx: Context, x: dict[tuple[int, int], int], base: ClusterState, sequence: list[tuple[int, int]] | None = None
+    problem: Problem,
+    ctx: Context,
+    x: dict[tuple[int, int], int],
+    base: ClusterState,
+    sequence: list[tuple[int, int]] | None = None,
+    filters: Filters = None,
 ) -> dict[str, str] | None:
     """Place every pod through all filters, following the model's class quotas; None if stuck.
 
@@ -201,7 +238,7 @@ def order_witness(
     proves sufficient), pods of an OrderedReady workload strictly in creation order.
     """
     cluster = base.clone()
-    witness = WitnessFilters(cluster)
+    witness = WitnessFilters(cluster, filters)
     quota = {k: v for k, v in x.items() if v > 0}
     queues = [list(pods) for pods in ctx.group_pods]
     heads: dict[str, int] = {}

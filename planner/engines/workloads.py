@@ -339,13 +339,21 @@ def _few(names: list[str], k: int = 4) -> str:
 
 
 def room_bound(
-    snap: Snapshot, ref: WorkloadRef, replicas: int, preemption: bool = False, cluster: ClusterState | None = None, running: list[Pod] | None = None
+    snap: Snapshot,
+    ref: WorkloadRef,
+    replicas: int,
+    preemption: bool = False,
+    cluster: ClusterState | None = None,
+    running: list[Pod] | None = None,
+    enabled: frozenset[str] | None = None,
 ) -> RoomBound:
     """RoomBound for ``replicas`` of ``ref`` on ``cluster`` (default: the snapshot's), in one pass
     over the nodes.  ``preemption``: pods of a lower priority than the template's (which
     DefaultPreemption may evict, unless the template says preemptionPolicy: Never) leave their room
     free, as the replay may evict them.  ``running``: the workload's running pods, when the caller
-    (the replay) knows them."""
+    (the replay) knows them.  ``enabled``: the profile's filter plugins by name (None: the
+    default profile's); a node filter it disables (TaintToleration, NodeAffinity,
+    NodeUnschedulable) rules no node out."""
     from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
     from planner.priority import resolve_spec
     from planner.scheduler.plugins.noderesources.fit import is_scalar_resource_name
@@ -368,13 +376,17 @@ def room_bound(
     reqs = {r: q for r, q in spec.requests.items() if q > 0 and (r in ("cpu", "memory", "ephemeral-storage") or is_scalar_resource_name(r))}
     evict_below = spec.priority if preemption and spec.preemption_policy != "Never" else None
     cordon_ok = find_untolerated_taint([TAINT_NODE_UNSCHEDULABLE], spec.tolerations) is None
+    on = (lambda name: True) if enabled is None else enabled.__contains__
+    taints_on, affinity_on = on("TaintToleration"), on("NodeAffinity")
+    cordon_ok = cordon_ok or not on("NodeUnschedulable")
     alone = {"pod slots": 0, **{r: 0 for r in sorted(reqs)}}
     more = 0
     nodes: list[str] = []
     excluded: list[str] = []
     for ni in cluster.node_infos:
         node = ni.node
-        if (node.unschedulable and not cordon_ok) or find_untolerated_taint(node.taints, spec.tolerations) is not None or not pod_matches_node_selector_and_affinity(spec, node):
+        if ((node.unschedulable and not cordon_ok) or (taints_on and find_untolerated_taint(node.taints, spec.tolerations) is not None)
+                or (affinity_on and not pod_matches_node_selector_and_affinity(spec, node))):
             excluded.append(node.name)
             continue
         nodes.append(node.name)
@@ -399,12 +411,16 @@ def room_bound(
 BOUND_SLACK = 1000  # counts this close past the bound still get the solver's detailed why
 
 
-def past_bound(snap: Snapshot, ref: WorkloadRef, replicas: int | None, slack: int = BOUND_SLACK) -> RoomBound | None:
+def past_bound(
+    snap: Snapshot, ref: WorkloadRef, replicas: int | None, slack: int = BOUND_SLACK, enabled: frozenset[str] | None = None
+) -> RoomBound | None:
     """The bound when ``replicas`` (default spec.replicas) is more than ``slack`` past it, else
     None.  Counts just past it are left to the full check, whose explanation names the zones and
-    nodes that run out; farther ones are answered by the arithmetic alone, without planning pods."""
+    nodes that run out; farther ones are answered by the arithmetic alone, without planning pods.
+    Lower-priority pods count as free room (check preempts them); ``enabled``: the profile's
+    filter plugins (None: the default profile's; without NodeResourcesFit there is no bound)."""
     n = find_workload(snap, ref).replicas if replicas is None else replicas
-    if n <= slack:
+    if n <= slack or (enabled is not None and "NodeResourcesFit" not in enabled):
         return None
-    b = room_bound(snap, ref, n)
+    b = room_bound(snap, ref, n, preemption=True, enabled=enabled)
     return b if n > b.max_replicas + slack else None
