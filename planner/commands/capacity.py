@@ -43,7 +43,7 @@ def capacity_command(
 
 def render_capacity(r: dict) -> str:
     lines = [f"{r['workload']}: replicas {r['range']['min']}..{r['range']['max']} ({r['range']['source']})"]
-    rows = [[x["replicas"], "yes" if x["schedulable"] else "NO", x["reason"]] for x in r["replicas"]]
+    rows = [[x["replicas"], "yes" if x["schedulable"] else "NO", x["reason"] or _preempts(x)] for x in r["replicas"]]
     past = (r.get("bound") or {}).get("past")
     if past:
         span = f"{past['min']}..{past['max']}" if past["max"] > past["min"] else str(past["min"])
@@ -73,6 +73,14 @@ def render_capacity(r: dict) -> str:
     for n in r.get("notes", []):
         lines.append(f"  note: {n}")
     return "\n".join(lines)
+
+
+def _preempts(row: dict) -> str:
+    v = row.get("preempted") or []
+    if not v:
+        return ""
+    names = ", ".join(f"{x['namespace']}/{x['name']}" for x in v[:3]) + (f" and {len(v) - 3} more" if len(v) > 3 else "")
+    return f"preempting {len(v)} lower-priority pod(s): {names}"
 
 
 def _quantity(resource: str, v: int) -> str:

@@ -40,6 +40,9 @@ def check_command(
         "explanation": out.explanation,
         "kept": sorted(p.key for plan in out.plans for p in plan.keep),
         "removed": sorted(p.key for plan in out.plans for p in plan.remove),
+        # DefaultPreemption: the lower-priority pods that must be evicted first (empty: none)
+        "preempted": out.preempted,
+        "preemption_exact": out.preemption_exact,
         "notes": out.notes + snap.notes + ([] if config is None else feasibility_notes(config, config.main)),
         # timings stay out of the JSON so that identical inputs give identical output
         "stats": {k: v for k, v in out.stats.items() if k != "solve_seconds"},
@@ -58,6 +61,9 @@ def render_check(r: dict) -> str:
             lines.append("  nothing to place: the running pods already make up the replicas")
         if r["kept"]:
             lines.append(f"  running pods kept: {len(r['kept'])}")
+        if r.get("preempted"):
+            lines.append(f"  preempts {len(r['preempted'])} lower-priority pod(s) first (DefaultPreemption):")
+            lines.append(table(["pod", "node", "priority"], [[f"{v['namespace']}/{v['name']}", v["node"], v["priority"]] for v in r["preempted"]], indent="    "))
     else:
         lines.append("  why (a minimal set of facts that cannot all hold):")
         for e in r["explanation"]:

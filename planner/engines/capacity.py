@@ -95,9 +95,10 @@ def capacity(
         out = check_by_known_order(snap, [ref], n, known, known_plans, profile) if known else None
         if out is None:
             out = check_replicas(snap, [ref], n, opts, profile)
-            if out.schedulable and out.placement:
+            if out.schedulable and out.placement and not out.preempted:
+                # (a witness with victims is not reused: a smaller count may need fewer of them)
                 known, known_plans = out.placement, out.plans
-        by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out)}
+        by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out), "preempted": out.preempted}
     rows = [by_count[n] for n in range(rng[0], top + 1)]
     ok: list[int] = [r["replicas"] for r in rows if r["schedulable"]]
     first_fail: int | None = next((r["replicas"] for r in rows if not r["schedulable"]), past["min"] if past else None)

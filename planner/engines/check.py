@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import models
+from models.defaultpreemption import add_victim_objective, clear_victim_objective, hint
 from models.placement import Built, Guard
 from models.problem import Exclusion, Group, NodeClass, Problem, Spread, VolumeLimit
 from models.sequence import add_sequence
 from models.solve import SolveOptions, minimise_core, solve
+from planner.controllers.disruption import preemption_pdbs
 from planner.domain import PODS
 from planner.engines.problem import Context, build_problem
 from planner.engines.workloads import Plan, RoomBound, WorkloadRef, cluster_after_plans, past_bound, plan_workload
@@ -23,6 +25,13 @@ from planner.errors import UnknownResult, UsageError
 from planner.scheduler.binding import WitnessFilters
 from planner.scheduler.config import default_pods
 from planner.scheduler.framework import ClusterState
+from planner.scheduler.plugins.defaultpreemption.preemption import (
+    can_evict,
+    may_preempt,
+    select_victims_on_node,
+    victims_of,
+)
+from planner.scheduler.plugins.defaultpreemption.problem import PreemptionInput
 from planner.scheduler.registry import DEFAULT_PROFILE, FilterPlugin, Profile
 from planner.snapshot import Snapshot
 
@@ -38,9 +47,16 @@ class CheckOutcome:
     problem: Problem | None = None
     stats: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # DefaultPreemption: the lower-priority pods the placement needs gone, in the JSON's shape
+    # ({"namespace", "name", "node", "priority"}), and whether kube-scheduler's own per-node
+    # victim choice, replayed in the placement's order, reaches the placement (None: not replayed)
+    preempted: list[dict] = field(default_factory=list)
+    preemption_exact: bool | None = None
 
 
 MAX_SEQUENCE_STEPS = 40
+PREEMPT_OPTIMISE_DTIME = 5.0  # deterministic seconds spent on the fewest victims once a solution is known
+PREEMPT_REPLAY_PODS = 100  # at most this many pods are replayed through upstream's per-node victim choice
 ORDERED_EXACT_GROUPS = 8  # larger OrderedReady problems try the unordered relaxation first
 MAX_SEQUENCE_SIZE = 60_000  # steps x groups x classes
 
@@ -78,6 +94,8 @@ def check_replicas(
         return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)
     cluster = cluster_after_plans(snap, plans)
     filters = None if profile is None else profile.filters
+    pre = _preemption_input(snap, plans, cluster)
+    explain = pre is None  # with preemption possible, an unschedulable answer comes from its model
     problem, ctx = build_problem(cluster, plans, enabled=enabled)
     notes += problem.notes
     stats: dict[str, Any] = {
@@ -95,12 +113,12 @@ def check_replicas(
         # and its placement, replayed strictly in ordinal order through the filters, a witness.
         relaxed, rctx = build_problem(cluster, plans, relax_order=True, enabled=enabled)
         rstats = {**stats, "groups": len(relaxed.groups), "node_classes": len(relaxed.classes), "model": "unordered relaxation"}
-        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False, filters=filters)
+        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False, filters=filters, explain=explain)
         if out is not None:
             stats = rstats
             problem = relaxed
     if out is None:
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False, filters=filters)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False, filters=filters, explain=explain)
     if out is None:
         # The final placements found cannot be ordered through the filters: decide exactly with
         # the sequenced model (one node per class when per-node domains are involved).
@@ -116,12 +134,140 @@ def check_replicas(
             )
         stats["model"] = "ordered" if problem.ordered else "sequenced"
         stats["node_classes"] = len(problem.classes)
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered, filters=filters)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered, filters=filters, explain=explain)
         if out is None:
             raise UnknownResult("unknown: no verified order found for the model's placement; planner gives no answer rather than a wrong one")
+    if not out.schedulable and pre is not None:
+        out = _preempting(cluster, plans, pre, opts, stats, filters, enabled)
+    elif not out.schedulable:
+        notes += _no_preemption_notes(plans, cluster)
     out.plans = plans
     out.notes = notes + out.notes
     return out
+
+
+# --------------------------------------------------------------------------- preemption
+
+
+def _preemption_input(snap: Snapshot, plans: list[Plan], cluster: ClusterState) -> PreemptionInput | None:
+    """What the preempting model needs, or None when the new pods can preempt nothing (none may
+    preempt, or no running pod but the workloads' own has a lower priority)."""
+    specs = {id(p.spec): p.spec for plan in plans for p in plan.new}
+    keep = {p.key for plan in plans for p in plan.keep}
+    if not any(victims_of(sp, [q for q in ni.pods if q.key not in keep]) for sp in specs.values() for ni in cluster.node_infos):
+        return None
+    return PreemptionInput(preemption_pdbs(snap), keep)
+
+
+def _no_preemption_notes(plans: list[Plan], cluster: ClusterState) -> list[str]:
+    """Why preemption does not help an unschedulable answer: a template with preemptionPolicy
+    Never while lower-priority pods run."""
+    out = []
+    for plan in plans:
+        if not plan.new or may_preempt(plan.new[0].spec):
+            continue
+        spec = plan.new[0].spec
+        lower = sum(1 for ni in cluster.node_infos for q in ni.pods if can_evict(spec.priority, q))
+        if lower:
+            out.append(f"{plan.ref}'s pods have preemptionPolicy Never: they do not preempt the {lower} lower-priority pod(s) "
+                       f"that run (priority below {spec.priority})")
+    return out
+
+
+def _preempting(
+    cluster: ClusterState,
+    plans: list[Plan],
+    pre: PreemptionInput,
+    opts: SolveOptions,
+    stats: dict,
+    filters: Filters,
+    enabled: frozenset[str] | None,
+) -> CheckOutcome:
+    """The workloads' pods do not fit among the running pods: decide with DefaultPreemption's
+    victims (models/defaultpreemption.py).  Infeasible: a minimal why, which counts the room the
+    victims could free.  Feasible: the fewest PodDisruptionBudget violations, then the fewest
+    victims; the placement is replayed through every filter with the victims gone (the witness),
+    then through upstream's own per-node victim choice (SelectVictimsOnNode) in the same order."""
+    ordered = any(plan.ordered and plan.new for plan in plans)
+    for relax in ([True, False] if ordered else [False]):
+        problem, ctx = build_problem(cluster, plans, relax_order=relax, enabled=enabled, preemption=pre)
+        pstats = {**stats, "groups": len(problem.groups), "node_classes": len(problem.classes), "victim_candidates": len(problem.victims),
+                  "model": ("unordered relaxation" if relax else stats.get("model", "final-state")) + " with preemption"}
+        built = models.build(problem)
+        res = solve(built, opts)
+        pstats["solve_seconds"] = round(stats.get("solve_seconds", 0) + res.wall_time, 4)
+        if res.status == "unknown":
+            raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
+        if res.status == "infeasible":
+            core = minimise_core(built, res.core, opts)
+            notes = [_preemption_considered(problem)] if problem.victims else []
+            return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, pstats, notes)
+        add_victim_objective(built)
+        hint(built, res.x, res.victims)
+        best = solve(built, SolveOptions(time_limit=opts.time_limit, seed=opts.seed, workers=opts.workers, dtime=PREEMPT_OPTIMISE_DTIME))
+        clear_victim_objective(built)
+        if best.status == "feasible":
+            res = best
+        pstats["fewest_victims_proven"] = res.optimal
+        victims = [problem.victims[i] for i in res.victims]
+        base = cluster.clone()
+        for v in victims:
+            ni = base.own(v.node)
+            pod = next(p for p in ni.pods if p.key == v.pod)
+            ni.remove_pod(pod)
+        placement = order_witness(problem, ctx, res.x, base, None, filters)
+        if placement is None:
+            continue
+        out = CheckOutcome(True, placement, [], [], problem, pstats, [])
+        out.preempted = [{"namespace": v.pod.split("/", 1)[0], "name": v.pod.split("/", 1)[1], "node": v.node, "priority": v.priority}
+                         for v in sorted(victims, key=lambda v: (v.node, v.pod))]
+        out.preemption_exact, why = _upstream_replay(cluster, placement, ctx, pre, filters, {v.pod for v in victims})
+        if why:
+            out.notes.append(why)
+        return out
+    raise UnknownResult("unknown: no verified order found for the placement with preemption; planner gives no answer rather than a wrong one")
+
+
+def _preemption_considered(problem: Problem) -> str:
+    nodes = {v.node for v in problem.victims}
+    prios = sorted({v.priority for v in problem.victims})
+    return (f"preemption considered: evicting any of the {len(problem.victims)} lower-priority pod(s) (priority "
+            f"{prios[0]}{'..' + str(prios[-1]) if len(prios) > 1 else ''}) on {len(nodes)} node(s) the pods may use does not make room")
+
+
+def _upstream_replay(
+    cluster: ClusterState, placement: dict[str, str], ctx: Context, pre: PreemptionInput, filters: Filters, chosen: set[str]
+) -> tuple[bool | None, str]:
+    """The placement replayed pod by pod, in its order, with the victims still running: a pod that
+    does not fit its node preempts there as kube-scheduler does (SelectVictimsOnNode: every
+    lower-priority pod removed, then as many reprieved as fit, PDB-violating ones first).
+    (True, "") when every pod gets its node that way; (False, why) when one does not: kube-scheduler's
+    per-node choice cannot reach this placement in this order; (None, why) when not replayed."""
+    if len(placement) > PREEMPT_REPLAY_PODS:
+        return None, (f"the victims were checked with the filters; kube-scheduler's own per-node victim choice was not replayed "
+                      f"for {len(placement)} pods (at most {PREEMPT_REPLAY_PODS}): simulate shows it")
+    work = cluster.clone()
+    wf = WitnessFilters(work, filters)
+    for key, node in placement.items():
+        pod = ctx.pods[key]
+        if wf.fits(pod, node):
+            gone, _, st = select_victims_on_node(pod, work, node, pre.pdbs, filters)
+            if st is not None or not gone:
+                return False, _gap(key, node, chosen)
+            ni = work.own(node)
+            for v in gone:
+                ni.remove_pod(v)
+            wf = WitnessFilters(work, filters)
+            if wf.fits(pod, node):
+                return False, _gap(key, node, chosen)
+        wf.bind(pod, node)
+    return True, ""
+
+
+def _gap(key: str, node: str, chosen: set[str]) -> str:
+    return (f"kube-scheduler preempts one node at a time, for a pod that fits no node: replayed that way in this order, "
+            f"{key.split('/', 1)[1]} does not get {node}, so the victims listed ({len(chosen)}) are a valid way to make room "
+            "(checked with every filter) that kube-scheduler may not choose; planner simulate shows what it does")
 
 
 def bound_outcome(bound: RoomBound, replicas: int | None) -> CheckOutcome:
@@ -137,7 +283,14 @@ def bound_outcome(bound: RoomBound, replicas: int | None) -> CheckOutcome:
 
 
 def _attempt(
-    problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveOptions, stats: dict, sequenced: bool, filters: Filters = None
+    problem: Problem,
+    ctx: Context,
+    cluster: ClusterState,
+    opts: SolveOptions,
+    stats: dict,
+    sequenced: bool,
+    filters: Filters = None,
+    explain: bool = True,
 ) -> CheckOutcome | None:
     built = models.build(problem)
     if sequenced:
@@ -147,6 +300,8 @@ def _attempt(
     if res.status == "unknown":
         raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
     if res.status == "infeasible":
+        if not explain:
+            return CheckOutcome(False, {}, [], [], problem, stats, [])
         core = minimise_core(built, res.core, opts)
         return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, stats, [])
     placement = order_witness(problem, ctx, res.x, cluster, res.sequence or None, filters)

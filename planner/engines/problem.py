@@ -17,10 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from models.problem import Exclusion, Group, NodeClass, Problem
+from models.problem import Exclusion, Group, NodeClass, Problem, Victim
 from planner.domain import LABEL_ZONE, POD_IDENTITY_LABELS, PODS, Pod, reads_pod_identity, terms_read_pod_identity
 from planner.engines.workloads import Plan
 from planner.scheduler.framework import SKIP, ClusterState, NodeInfo
+from planner.scheduler.plugins.defaultpreemption import problem as defaultpreemption
+from planner.scheduler.plugins.defaultpreemption.preemption import can_evict
 from planner.scheduler.plugins.interpodaffinity import filtering as ipa
 from planner.scheduler.plugins.interpodaffinity import problem as interpodaffinity
 from planner.scheduler.plugins.nodeaffinity import filtering as nodeaffinity
@@ -121,14 +123,22 @@ def _per_node_keys(cluster: ClusterState, keys: set[str]) -> set[str]:
 
 
 def build_problem(
-    cluster: ClusterState, plans: list[Plan], aggregate: bool = True, relax_order: bool = False, enabled: Enabled = None
+    cluster: ClusterState,
+    plans: list[Plan],
+    aggregate: bool = True,
+    relax_order: bool = False,
+    enabled: Enabled = None,
+    preemption: defaultpreemption.PreemptionInput | None = None,
 ) -> tuple[Problem, Context]:
     """``relax_order``: the unordered model even for an OrderedReady workload (a relaxation: its
     "unschedulable" is a proof for the ordinal order too; its witness still follows that order).
     ``enabled``: the filter plugins of the scheduling profile (--scheduler-config), by name; a
     plugin the profile disables contributes nothing: no static verdict, no capacity
     (NodeResourcesFit), no host-port rule (NodePorts), no spread (PodTopologySpread), no affinity
-    terms (InterPodAffinity), no attach limits (NodeVolumeLimits), no static claims (VolumeBinding)."""
+    terms (InterPodAffinity), no attach limits (NodeVolumeLimits), no static claims (VolumeBinding).
+    ``preemption``: the new pods may preempt lower-priority pods (DefaultPreemption): the
+    victims (plugins/defaultpreemption/problem.py) go to the problem, each victim's node a class
+    of its own."""
 
     def on(name: str) -> bool:
         return enabled is None or name in enabled
@@ -239,6 +249,11 @@ def build_problem(
     vfacts = nodevolumelimits.volume_facts(reps, [p for _, p in new_pods], cluster) if on(nodevolumelimits.NAME) else None
     # groups bringing different volumes share a node's room exactly only on one-node classes
     volume_vector = vfacts is not None and len(groups) > 1
+    # DefaultPreemption: the victims, per node (each such node a class of its own)
+    vf = None
+    if preemption is not None:
+        vf = defaultpreemption.victim_facts(reps, [g.count for g in groups], cluster, group_verdicts, preemption.keep, enabled)
+    victim_nodes = vf.nodes if vf is not None else set()
 
     node_keys = []
     for j, ni in enumerate(nodes):
@@ -252,7 +267,7 @@ def build_problem(
             tuple(tuple(labels.get(k) is not None for k in sorted(per_node))),
             tuple(f[j] for _, _, f in affinity_specs),
             vfacts.node_key(len(groups), j) if vfacts is not None else None,
-            ni.name if (multi_vector or volume_vector or not aggregate) else None,
+            ni.name if (multi_vector or volume_vector or not aggregate or j in victim_nodes) else None,
         )
         node_keys.append(key)
     class_of_key: dict[tuple, int] = {}
@@ -283,6 +298,23 @@ def build_problem(
         classes[ci].nodes.append(ni.name)
         ctx.node_class[ni.name] = ci
     volume_limits = vfacts.constraints(class_rep, len(groups)) if vfacts is not None else []
+    victims: list[Victim] = []
+    victim_at: dict[tuple[int, str], int] = {}  # (node index, pod key) -> victim
+    if vf is not None and preemption is not None:
+        for j in sorted(vf.on_node):
+            ci = ctx.node_class[nodes[j].name]
+            vcls = classes[ci]
+            vcls.cap_preempt = vf.cap_preempt[j]
+            for pod in vf.on_node[j]:
+                req = {r: pod.spec.requests.get(r, 0) for r in vcls.free if r != PODS}
+                if PODS in vcls.free:
+                    req[PODS] = 1
+                preemptors = sorted(g for g in vf.usable[j] if can_evict(reps[g].spec.priority, pod))
+                vi = len(victims)
+                victims.append(Victim(vi, pod.key, nodes[j].name, ci, pod.spec.priority, req, preemptors,
+                                      defaultpreemption.budgets_of(pod, preemption.pdbs)))
+                victim_at[j, pod.key] = vi
+                vcls.victims.append(vi)
 
     # 5. static exclusions per group and plugin
     for g, gv in enumerate(group_verdicts):
@@ -303,11 +335,22 @@ def build_problem(
                         parts.append(d)
                 objects = objs
                 detail = "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
-            groups[g].exclusions.append(Exclusion(plugin, reason, cls, objects, detail))
+            unless: dict[int, list[int]] = {}
+            if vf is not None:
+                for ci in cls:
+                    j = class_rep[ci]
+                    keys = vf.blockers.get((g, j), {}).get(plugin)
+                    if keys:
+                        unless[ci] = [victim_at[j, k] for k in keys]
+            groups[g].exclusions.append(Exclusion(plugin, reason, cls, objects, detail, unless))
 
     # 6. spread signatures shared by groups
     problem = Problem(classes=classes, groups=groups, ordered=ordered_mode, exact_packing=True, notes=notes, volume_limits=volume_limits)
-    podtopologyspread.add_spreads(problem, spread, reps, groups, per_node, ctx.node_class, nodes, ordered_mode)
+    if victims and preemption is not None:
+        problem.victims = victims
+        problem.budgets = defaultpreemption.budgets(preemption.pdbs)
+    victim_pods = [(v.index, cluster.by_name[v.node], v.node_class) for v in victims]
+    podtopologyspread.add_spreads(problem, spread, reps, groups, per_node, ctx.node_class, nodes, ordered_mode, victim_pods, victim_at)
 
     members: list[list[NodeInfo]] = [[] for _ in classes]
     for ni in nodes:

@@ -340,7 +340,7 @@ class Simulator:
         next cycle for it (schedule_one.go evaluateNominatedNode: the nominated node is tried
         first, and taken without scoring when it passes the filters).  A pod never preempts pods
         of its own or a higher priority, so preemption cannot loop."""
-        if pod.spec.preemption_policy == preemption.PREEMPT_NEVER or pod.spec.priority <= self._min_priority():
+        if not preemption.may_preempt(pod.spec) or pod.spec.priority <= self._min_priority():
             return False
         filters = self._filters(pod)
         ev = runtime.evaluate(pod, self.cluster, filters)

@@ -356,6 +356,7 @@ def room_bound(
     NodeUnschedulable) rules no node out."""
     from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
     from planner.priority import resolve_spec
+    from planner.scheduler.plugins.defaultpreemption.preemption import may_preempt, victims_of
     from planner.scheduler.plugins.noderesources.fit import is_scalar_resource_name
     from planner.scheduler.plugins.nodeunschedulable.filtering import TAINT_NODE_UNSCHEDULABLE
 
@@ -374,7 +375,7 @@ def room_bound(
                 freed.setdefault(p.spec.node_name, []).append(p)
     # the resources NodeResourcesFit checks
     reqs = {r: q for r, q in spec.requests.items() if q > 0 and (r in ("cpu", "memory", "ephemeral-storage") or is_scalar_resource_name(r))}
-    evict_below = spec.priority if preemption and spec.preemption_policy != "Never" else None
+    evict_below = spec.priority if preemption and may_preempt(spec) else None
     cordon_ok = find_untolerated_taint([TAINT_NODE_UNSCHEDULABLE], spec.tolerations) is None
     on = (lambda name: True) if enabled is None else enabled.__contains__
     taints_on, affinity_on = on("TaintToleration"), on("NodeAffinity")
@@ -392,7 +393,7 @@ def room_bound(
         nodes.append(node.name)
         gone = list(freed.get(node.name, ()))
         if evict_below is not None:
-            gone += [p for p in ni.pods if p.spec.priority < evict_below]
+            gone += victims_of(spec, ni.pods)
         used = dict(ni.requested)
         for p in gone:
             for r, q in p.spec.requests.items():
