@@ -19,7 +19,7 @@ affinity support (existing pods that satisfy a new pod's required affinity are c
 relaxation) and its CSI volumes (NodeVolumeLimits counts them still).
 
 ``add_victim_objective``: fewest budget violations (per budget, victims past its
-disruptionsAllowed), then fewest victims; set only for the witness's solve (an infeasibility core
+disruptionsAllowed), then fewest victims, then the lowest priorities; set only for the witness's solve (an infeasibility core
 needs none), cleared by ``clear_victim_objective``.
 """
 
@@ -52,8 +52,17 @@ def add_victim_objective(b: Built) -> None:
         o = m.new_int_var(0, len(members), f"pdb_violations[{budget.index}]")
         m.add(o >= sum(b.v[i] for i in members) - max(budget.allowed, 0))
         overflow.append(o)
-    weight = len(p.victims) + 1
-    m.minimize(weight * sum(overflow) + sum(b.v.values()))  # type: ignore[arg-type]
+    # lexicographic: violations, then victims, then the victims' priorities (by rank: lower
+    # priorities go first, as pickOneNodeForPreemption prefers the lowest-priority victims)
+    prios = sorted({v.priority for v in p.victims})
+    rank = {pr: i for i, pr in enumerate(prios)}
+    w_count = len(p.victims) * max(len(prios) - 1, 0) + 1
+    w_viol = w_count * (len(p.victims) + 1)
+    m.minimize(
+        w_viol * sum(overflow)  # type: ignore[operator]
+        + w_count * sum(b.v.values())
+        + sum(rank[v.priority] * b.v[v.index] for v in p.victims if rank[v.priority])
+    )
 
 
 def clear_victim_objective(b: Built) -> None:

@@ -231,8 +231,8 @@ def _preempting(
 def _preemption_considered(problem: Problem) -> str:
     nodes = {v.node for v in problem.victims}
     prios = sorted({v.priority for v in problem.victims})
-    return (f"preemption considered: evicting any of the {len(problem.victims)} lower-priority pod(s) (priority "
-            f"{prios[0]}{'..' + str(prios[-1]) if len(prios) > 1 else ''}) on {len(nodes)} node(s) the pods may use does not make room")
+    return (f"preemption considered: evicting lower-priority pods ({len(problem.victims)} candidate(s) of priority "
+            f"{prios[0]}{'..' + str(prios[-1]) if len(prios) > 1 else ''} on {len(nodes)} node(s) the pods may use) does not help")
 
 
 def _upstream_replay(
@@ -569,6 +569,14 @@ def _room(grp: Group, c: NodeClass) -> tuple[int, str]:
     return cap, ", ".join(r for r, k in limits.items() if max(0, k) == cap)
 
 
+def _room_preempting(grp: Group, c: NodeClass) -> tuple[int, str]:
+    """_room, or on a node with victims the room once all of them are preempted."""
+    if not c.victims or c.cap_preempt is None:
+        return _room(grp, c)
+    k = min(max(c.cap_preempt[grp.index], 0), grp.count)
+    return k, f"after preempting its {len(c.victims)} lower-priority pod(s)"
+
+
 def _capacity_message(p: Problem, zone: str) -> dict:
     """The capacity guard of one zone, in nodes and numbers: per group, the room of the nodes it may
     use there (nodes a static filter keeps it off are not counted, and are named as such)."""
@@ -588,7 +596,7 @@ def _capacity_message(p: Problem, zone: str) -> dict:
             for ci in e.classes:
                 skipped.setdefault(ci, []).append(e.plugin)
         usable = [c for c in cls if c.index not in skipped]
-        rooms = sorted(((c, *_room(grp, c)) for c in usable), key=lambda t: (-t[1], t[0].nodes[0]))
+        rooms = sorted(((c, *_room_preempting(grp, c)) for c in usable), key=lambda t: (-t[1], t[0].nodes[0]))
         entries = [f"{c.label} {k}" + (" each" if c.size > 1 else "") + (f" ({why})" if why else "") for c, k, why in rooms[:MAX_ROOM_ENTRIES]]
         rest = rooms[MAX_ROOM_ENTRIES:]
         if rest:

@@ -52,6 +52,7 @@ from planner.engines.workloads import (
     is_running,
     owned_by,
     parse_workload,
+    rollout_under_way,
     room_bound,
 )
 from planner.errors import InputError, UsageError
@@ -420,7 +421,7 @@ class Simulator:
             ref = a["ref"]
             obj = find_workload(snap, ref)
             tpl = obj.template
-            if not a.get("image") and not self.complete(ref):
+            if not a.get("image") and rollout_under_way(snap, obj, self._pods_of(ref)):
                 # a rollout is already under way (the template differs from what runs): follow it
                 self._event("rollout-in-progress", object=str(ref))
                 return

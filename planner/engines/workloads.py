@@ -132,6 +132,22 @@ def is_running(p: Pod) -> bool:
     return p.assigned and not p.terminating
 
 
+def rollout_under_way(snap: Snapshot, obj: Deployment | StatefulSet, pods: Iterable[Pod]) -> bool:
+    """The workload is mid-rollout: its live pods (``pods``, not terminal) are of more than one
+    revision, or of none that is current (a Deployment's template matches no ReplicaSet; a
+    StatefulSet's update revision differs from its current one).  A workload whose pods are all
+    of the current revision is not, even when one of them is unready (a crash-looping replica):
+    kubectl rollout restart still starts a rollout there."""
+    live = [p for p in pods if not p.terminal]
+    if isinstance(obj, Deployment):
+        from planner.controllers.deployment import new_replicaset_of
+
+        hashes = {p.labels.get(LABEL_POD_TEMPLATE_HASH) for p in live}
+        return len(hashes) > 1 or (new_replicaset_of(snap, obj) is None and bool(live))
+    revs = {p.labels.get("controller-revision-hash") for p in live}
+    return len(revs) > 1 or bool(obj.update_revision and obj.current_revision and obj.update_revision != obj.current_revision)
+
+
 @dataclass
 class Plan:
     """What reaching N replicas means for one workload."""

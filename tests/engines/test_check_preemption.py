@@ -32,6 +32,7 @@ from planner.domain import (
 )
 from planner.engines.check import check_replicas
 from planner.engines.replay import Simulator, Step
+from planner.engines.workloads import owned_by
 from planner.errors import UnknownResult
 from planner.scheduler.binding import bind_pod
 from planner.scheduler.plugins.defaultpreemption.preemption import victims_of
@@ -39,7 +40,7 @@ from planner.scheduler.runtime import feasible_nodes
 from tests.builders import sel
 from tests.randomcluster import SEL_APP, Scenario, scenarios
 
-pytestmark = pytest.mark.slow  # differential: checked against a brute force / the replay
+SLOW = pytest.mark.slow  # differential: checked against a brute force / the replay
 
 HIGH = 1000
 UNKNOWN: list[str] = []
@@ -124,6 +125,7 @@ def _dfs(cluster, pods: list[Pod], i: int, need: set[str], used: set[str]) -> bo
     return False
 
 
+@SLOW
 @settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 @given(preemption_scenarios())
 def test_preempting_check_agrees_with_brute_force(sc):
@@ -162,10 +164,12 @@ def test_preempting_check_agrees_with_brute_force(sc):
         assert (viol, len(out.preempted)) == best, (out.preempted, best, repr(sc), out.placement)
 
 
+@SLOW
 def test_unknowns_are_rare():
     assert len(UNKNOWN) <= 5, UNKNOWN
 
 
+@SLOW
 @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 @given(preemption_scenarios())
 def test_replay_never_beats_a_preempting_proof(sc):
@@ -179,3 +183,46 @@ def test_replay_never_beats_a_preempting_proof(sc):
         assert not result["completed"], (verdict.explanation, result["steps"][-1])
     if result["completed"]:
         assert verdict.schedulable, result["steps"][-1]
+    # preempted pods recreated by their controllers may wait (the replay is then not "completed"):
+    # whether the workload itself reached N is what check answers
+    mine = [p for p in sim.snap.pods.values() if owned_by(sim.snap, p, sc.ref)]
+    reached = sum(1 for p in mine if p.spec.node_name) == sc.replicas and not any(s["pod"] in {p.key for p in mine} for s in result["stuck"])
+    if not verdict.schedulable:
+        assert not reached
+    if reached:
+        assert verdict.schedulable
+
+
+SCENARIO_QUESTIONS = [
+    ("preemption.yaml", "deployment/web", 1),
+    ("preemption.yaml", "deployment/web", 2),
+    ("preemption.yaml", "deployment/web", 3),
+    ("preemption-never.yaml", "deployment/web", 1),
+    ("production-cluster.yaml", "deployment/shop/web", 7),
+    ("production-cluster.yaml", "deployment/shop/web", 12),
+    ("production-cluster.yaml", "deployment/shop/web", 18),
+    ("production-cluster.yaml", "deployment/shop/web", 19),
+    ("production-cluster.yaml", "deployment/batch/report", 7),
+]
+
+
+@pytest.mark.parametrize("name,workload,n", SCENARIO_QUESTIONS)
+def test_check_preempts_iff_the_replay_reaches_n(name: str, workload: str, n: int):
+    """The preemption scenarios: check says schedulable (with victims where it needs them) iff the
+    replay brings the workload to N pods, preempting iff check does."""
+    from planner.engines.workloads import parse_workload
+    from planner.load import load_snapshot
+    from tests.conftest import SCENARIOS
+
+    path = str(SCENARIOS / name)
+    ref = parse_workload(workload, None)
+    out = check_replicas(load_snapshot([path]), [ref], n)
+    sim = Simulator(load_snapshot([path]), seed=0)
+    res = sim.run([Step("scale", {"ref": ref, "workload": str(ref), "replicas": n})], [ref])
+    mine = [p for p in sim.snap.pods.values() if owned_by(sim.snap, p, ref)]
+    reached = sum(1 for p in mine if p.spec.node_name) == n and not any(s["pod"] in {p.key for p in mine} for s in res["stuck"])
+    assert out.schedulable == reached, (out.explanation, res["stuck"])
+    if out.schedulable:
+        replay_preempted = sum(1 for st in res["steps"] for e in st["events"] if e["type"] == "preempted")
+        assert bool(out.preempted) == (replay_preempted > 0)
+        assert out.preemption_exact is not False
