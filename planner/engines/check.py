@@ -3,6 +3,12 @@
 The verdict comes from the CP-SAT model (models/); a "schedulable" answer is only printed with a
 witness that has been replayed pod by pod through every filter plugin (planner/scheduler/plugins) in the
 order given, so the two implementations check each other on every run.
+
+When the pods do not fit among the running pods and may preempt, a second model decides with
+DefaultPreemption's victims (plugins/defaultpreemption/problem.py, models/defaultpreemption.py);
+its witness is replayed with the victims gone, then through upstream's per-node victim choice
+(preemption.py select_victims_on_node).  ``profile`` (--scheduler-config) decides which filter
+plugins constrain the problem.
 """
 
 from __future__ import annotations
