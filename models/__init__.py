@@ -1,12 +1,13 @@
 """CP-SAT encodings of kube-scheduler's filters, one module per concern (mirroring the plugins).
 
 ``build(problem)`` assembles a model from models.placement (variables, static exclusions),
-models.noderesources (capacity), models.nodevolumelimits (volumes per CSI driver per node), models.podtopologyspread and models.interpodaffinity; it never
+models.defaultpreemption (the victims preemption may evict), models.noderesources (capacity), models.nodevolumelimits (volumes per CSI driver per node), models.podtopologyspread and models.interpodaffinity; it never
 solves.  ``models.solve.solve`` is the only solve entry.
 """
 
 from __future__ import annotations
 
+from models.defaultpreemption import add_victims
 from models.interpodaffinity import add_affinity, add_anti, add_anti_families
 from models.noderesources import add_capacity
 from models.nodevolumelimits import add_volume_limits
@@ -18,6 +19,7 @@ from models.volumebinding import add_static_claims
 
 def build(problem: Problem) -> Built:
     b = build_placement(problem)
+    add_victims(b)
     add_capacity(b)
     for s in problem.spreads:
         add_spread(b, s)

@@ -10,7 +10,9 @@ room ran out.
 
 from __future__ import annotations
 
-from models.placement import Built
+from models.cpsat import cp_model
+from models.placement import Built, at_least_one
+from models.problem import NodeClass
 
 
 def add_capacity(b: Built) -> None:
@@ -20,6 +22,9 @@ def add_capacity(b: Built) -> None:
     lits = b.capacity_lits = {z: b.guard("capacity", z, f"capacity[{z or '-'}]") for z in zones}
     for c in p.classes:
         lit = lits[c.zone]
+        if c.victims:
+            _add_preempting(b, c, lit)
+            continue
         for g in p.groups:
             # one node holds at most cap[g] pods of g: size * cap bounds the class (the only bound
             # on x[g, c] but its count, which x's domain already has)
@@ -38,3 +43,31 @@ def add_capacity(b: Built) -> None:
             if g.host_ports and c.size < min(g.count, c.cap[g.index] * c.size):
                 # NodePorts: two pods asking for the same host port never share a node
                 m.add(b.x[g.index, c.index] <= c.size).only_enforce_if(lit)
+
+
+def _add_preempting(b: Built, c: NodeClass, lit: cp_model.IntVar) -> None:
+    """A one-node class holding victims (models/defaultpreemption.py): per resource and pod
+    slots, the new pods' requests fit the free room plus what the preempted victims free
+    (fit.go fitsRequest on the node without them); cap_preempt (the room with every victim gone)
+    bounds each group."""
+    p = b.problem
+    m = b.model
+    assert c.cap_preempt is not None
+    for g in p.groups:
+        room = max(c.cap_preempt[g.index], 0)
+        if room < g.count:
+            m.add(b.x[g.index, c.index] <= room).only_enforce_if(lit)
+        if g.host_ports and g.count > 1:
+            m.add(b.x[g.index, c.index] <= 1).only_enforce_if(lit)  # NodePorts: one per node
+    freed = {i: p.victims[i].requests for i in c.victims}
+    # fitsRequest is asked of a pod placed there: a node already over its allocatable (and
+    # given no new pod) is no contradiction
+    total = sum(b.x[g.index, c.index] for g in p.groups)
+    placed = at_least_one(b, total, sum(g.count for g in p.groups), f"placed[{c.index}]")
+    for r, free in c.free.items():
+        terms = [(g.requests.get(r, 0), b.x[g.index, c.index]) for g in p.groups if g.requests.get(r, 0) > 0]
+        if r == "pods":
+            terms = [(1, b.x[g.index, c.index]) for g in p.groups]
+        if terms:
+            gain = b.freed(c.victims, {i: q.get(r, 0) for i, q in freed.items()})
+            m.add(sum(q * v for q, v in terms) <= free + gain).only_enforce_if([lit, placed])

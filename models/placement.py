@@ -34,6 +34,16 @@ class Built:
     aux: dict[Any, Any] = field(default_factory=dict)
     # capacity_lits[zone]: the capacity guard of the classes in that zone (models.noderesources)
     capacity_lits: dict[str, cp_model.IntVar] = field(default_factory=dict)
+    # v[i]: victim i (Problem.victims) is preempted, evicted before the new pods are placed
+    # (models.defaultpreemption)
+    v: dict[int, cp_model.IntVar] = field(default_factory=dict)
+
+    def freed(self, victims: list[int], weights: dict[int, int] | None = None) -> cp_model.LinearExpr:
+        """What the preempted ones of ``victims`` free: their count (or sum of ``weights``)."""
+        if weights is None:
+            return cp_model.LinearExpr.sum([self.v[i] for i in victims])
+        chosen = [i for i in victims if weights.get(i)]
+        return cp_model.LinearExpr.weighted_sum([self.v[i] for i in chosen], [weights[i] for i in chosen])
 
     def guard(self, kind: str, ref: Any, name: str, group: int | None = None) -> cp_model.IntVar:
         lit = self.model.new_bool_var(name)
@@ -50,6 +60,9 @@ def build_placement(problem: Problem) -> Built:
     exclusions.  Capacity is left to models.noderesources.add_capacity, under its guards."""
     m = cp_model.CpModel()
     b = Built(problem, m)
+    for vic in problem.victims:
+        # v[i]: the lower-priority pod vic.pod is preempted (deleted before the new pods are placed)
+        b.v[vic.index] = m.new_bool_var(f"v[{vic.index}]")
     for g in problem.groups:
         for c in problem.classes:
             # x[g, c]: pods of group g on class c.  Its domain is bounded by the group's count only
@@ -63,7 +76,13 @@ def build_placement(problem: Problem) -> Built:
         for e in g.exclusions:
             lit = b.guard("static", e, f"static[{g.index},{e.plugin}]", g.index)
             for ci in e.classes:
-                m.add(b.x[g.index, ci] == 0).only_enforce_if(lit)
+                lifted_by = e.unless.get(ci)
+                if not lifted_by:
+                    m.add(b.x[g.index, ci] == 0).only_enforce_if(lit)
+                    continue
+                # the rejection comes from pods preemption may evict: it holds while any one stays
+                for i in lifted_by:
+                    m.add(b.x[g.index, ci] == 0).only_enforce_if([lit, b.v[i].Not()])
     return b
 
 

@@ -26,6 +26,12 @@ E + ceil(T/size); the same condition is written on those.
 Ordered mode (StatefulSet OrderedReady): the order is fixed, so the counts each pod sees are
 prefix sums and the filter's formula is written exactly for every pod (per-node domains: the pod
 takes the least loaded node of its class).
+
+Preemption (models/defaultpreemption.py): a victim the selector counts lowers the count of its own
+domain, never the minimum (E less the preempted victims of d is a lower bound on d's count when a
+carrier arrives, whenever they are evicted; E + A an upper bound on any domain's count, so the
+minimum is left as without preemption): a relaxation of every order of evictions and bindings,
+and the witness, replayed with the victims gone, checks it.
 """
 
 from __future__ import annotations
@@ -89,13 +95,14 @@ def _add_zone(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
         if matching_carriers:
             a_d = sum(b.x[g, c] for g in matching_carriers for c in cls)
             has = at_least_one(b, a_d, total_new, f"spread[{s.index}].has[{d}]")
-            # last self-matching carrier into d: E[d] + A[d] <= maxSkew + min
-            m.add(e + a_d <= s.max_skew + gmin).only_enforce_if([has, lit])
+            # last self-matching carrier into d: E[d] + A[d] <= maxSkew + min (E less the
+            # victims preempted in d: its count at the carrier's arrival is at least that)
+            m.add(e - b.freed(s.victims.get(d, [])) + a_d <= s.max_skew + gmin).only_enforce_if([has, lit])
         if other_carriers:
             o_d = sum(b.x[g, c] for g in other_carriers for c in cls)
             has_o = at_least_one(b, o_d, total_new, f"spread[{s.index}].hasx[{d}]")
             # a carrier that does not match itself still sees count[d] >= E[d]
-            m.add(e <= s.max_skew + gmin).only_enforce_if([has_o, lit])
+            m.add(e - b.freed(s.victims.get(d, [])) <= s.max_skew + gmin).only_enforce_if([has_o, lit])
 
 
 def _add_per_node(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
@@ -140,11 +147,11 @@ def _add_per_node(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
             m.add(shifted == av + c.size - 1)
             m.add_division_equality(ce, shifted, c.size)
             has = at_least_one(b, av, total_new, f"spread[{s.index}].has[{c.index}]")
-            m.add(e + ce <= s.max_skew + gmin).only_enforce_if([has, lit])
+            m.add(e - b.freed(s.victims.get(c.index, [])) + ce <= s.max_skew + gmin).only_enforce_if([has, lit])
         if other_carriers:
             o = sum(b.x[g, c.index] for g in other_carriers)
             has_o = at_least_one(b, o, total_new, f"spread[{s.index}].hasx[{c.index}]")
-            m.add(e <= s.max_skew + gmin).only_enforce_if([has_o, lit])
+            m.add(e - b.freed(s.victims.get(c.index, [])) <= s.max_skew + gmin).only_enforce_if([has_o, lit])
 
 
 def _add_ordered(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
@@ -174,7 +181,7 @@ def _add_ordered(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
                 here = b.x[t, c.index]
                 if c.index not in lows:
                     continue  # a node without the key is excluded statically
-                mine = lows[c.index]
+                mine = lows[c.index] - b.freed(s.victims.get(c.index, []))  # type: ignore[operator]
                 on = _as_bool(b, here, f"o[{s.index},{t},{c.index}]")
                 if s.forced_zero_min:
                     m.add(mine + sm <= s.max_skew).only_enforce_if([on, lit])
@@ -190,12 +197,13 @@ def _add_ordered(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
                 cls = _classes_of_domain(b, s, d)
                 placed = sum(b.x[t, c] for c in cls)
                 on = at_least_one(b, placed, 1, f"spread[{s.index}].at[{t},{d}]")
+                own = counts[d] - b.freed(s.victims.get(d, []))
                 if s.forced_zero_min:
-                    m.add(counts[d] + sm <= s.max_skew).only_enforce_if([on, lit])
+                    m.add(own + sm <= s.max_skew).only_enforce_if([on, lit])
                     continue
                 for e2 in s.domains:
                     if e2 != d:
-                        m.add(counts[d] + sm - s.max_skew <= counts[e2]).only_enforce_if([on, lit])
+                        m.add(own + sm - s.max_skew <= counts[e2]).only_enforce_if([on, lit])
 
 
 def _as_bool(b: Built, var: cp_model.IntVar, name: str) -> cp_model.IntVar:

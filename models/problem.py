@@ -29,6 +29,10 @@ class NodeClass:
     # the hostname-like (per-node) topology keys its nodes carry: a node without a required
     # anti-affinity term's key is in no domain of it, so the term never rejects that node
     node_keys: frozenset[str] = frozenset()
+    # preemption (models/defaultpreemption.py): the victims on this class's one node, and per
+    # group the room it has once every one of them is gone (None: no victim here)
+    victims: list[int] = field(default_factory=list)
+    cap_preempt: list[int] | None = None
 
     @property
     def size(self) -> int:
@@ -50,6 +54,8 @@ class Exclusion:
     classes: list[int]
     objects: list[str] = field(default_factory=list)  # e.g. ["PersistentVolumeClaim default/data-x", "PersistentVolume pv-x"]
     detail: str = ""  # human summary, e.g. "must run in zone-a (PVC data-search-2 -> PV pv-search-2)"
+    # class -> victims whose pods cause the rejection there: it holds unless every one is preempted
+    unless: dict[int, list[int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,6 +96,8 @@ class Spread:
     domains: list[str]  # zone-like: eligible domain values (sorted)
     eligible_nodes: int  # number of eligible nodes (per-node domain count)
     source: str  # e.g. "statefulset/default/search topologySpreadConstraints[0]"
+    # victims the selector counts: zone-like domain (str) or per-node class (int) -> victims
+    victims: dict[str | int, list[int]] = field(default_factory=dict)
 
     @property
     def forced_zero_min(self) -> bool:
@@ -159,6 +167,31 @@ class VolumeLimit:
 
 
 @dataclass
+class Victim:
+    """A running pod of a lower priority than some group's pods, which DefaultPreemption may evict
+    to make room for them, on the one node of class ``node_class``."""
+
+    index: int
+    pod: str  # "ns/name"
+    node: str
+    node_class: int
+    priority: int
+    requests: dict[str, int]  # what it frees of the resources the classes count (pods: 1)
+    preemptors: list[int]  # the groups of a strictly higher priority that may evict it
+    budgets: list[int] = field(default_factory=list)  # the PodDisruptionBudgets that count it
+
+
+@dataclass
+class Budget:
+    """A PodDisruptionBudget as preemption reads it: status.disruptionsAllowed; evicting more of
+    its pods than that violates it (filterPodsWithPDBViolation)."""
+
+    index: int
+    name: str  # "ns/name"
+    allowed: int
+
+
+@dataclass
 class Problem:
     classes: list[NodeClass]
     groups: list[Group]
@@ -167,6 +200,8 @@ class Problem:
     affinity: list[Affinity] = field(default_factory=list)
     static_claims: list[StaticClaim] = field(default_factory=list)
     volume_limits: list[VolumeLimit] = field(default_factory=list)
+    victims: list[Victim] = field(default_factory=list)  # pods preemption may evict (models/defaultpreemption.py)
+    budgets: list[Budget] = field(default_factory=list)
     ordered: bool = False  # groups are single pods placed in index order
     exact_packing: bool = True  # classes are exact for packing (single request vector or singleton classes)
     notes: list[str] = field(default_factory=list)

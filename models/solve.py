@@ -38,6 +38,8 @@ class SolveResult:
     reason: str = ""  # for unknown
     values: dict[Any, int] = field(default_factory=dict)  # aux variables read back
     sequence: list[tuple[int, int]] = field(default_factory=list)  # sequenced model: (group, class) per step
+    victims: list[int] = field(default_factory=list)  # preempted victims (Problem.victims indexes)
+    optimal: bool = False  # the objective (if any) was proven optimal
 
 
 def _solver(opts: SolveOptions) -> cp_model.CpSolver:
@@ -70,6 +72,8 @@ def solve(built: Built, opts: SolveOptions | None = None, enabled: list[Guard] |
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         res.status = "feasible"
         res.x = {k: int(solver.value(v)) for k, v in built.x.items()}
+        res.victims = [i for i, lit in built.v.items() if solver.value(lit)]
+        res.optimal = status == cp_model.OPTIMAL
         for k, v in built.aux.items():
             if isinstance(v, cp_model.IntVar):
                 res.values[k] = int(solver.value(v))

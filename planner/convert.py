@@ -354,6 +354,7 @@ class Converter:
             annotations=_labels(md.get("annotations")),
             uid=str(md.get("uid", "")),
             creation_timestamp=str(md.get("creationTimestamp") or ""),
+            min_ready_seconds=int(spec.get("minReadySeconds", 0) or 0),
         )
 
     def daemonset(self, o: dict) -> DaemonSet:

@@ -465,6 +465,9 @@ class ReplicaSet:
     annotations: Mapping[str, str] = field(default_factory=dict)
     uid: str = ""
     creation_timestamp: str = ""
+    # spec.minReadySeconds: a Ready pod counts as available after this long (the Deployment
+    # controller copies its own onto its ReplicaSets: sync.go getNewReplicaSet)
+    min_ready_seconds: int = 0
 
     @property
     def key(self) -> str:

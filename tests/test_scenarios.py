@@ -129,6 +129,10 @@ def _check_check(path: Path, entry: dict) -> None:
         assert data["explanation"] and data["placement"] == {}
     for needle in entry.get("explanation_contains", []):
         assert any(needle in e["message"] for e in data["explanation"]), (needle, data["explanation"])
+    if "preempted" in entry:  # the number of lower-priority pods preempted first
+        assert len(data["preempted"]) == entry["preempted"], data["preempted"]
+    for needle in entry.get("notes_contain", []):
+        assert any(needle in n for n in data["notes"]), (needle, data["notes"])
 
 
 def _check_capacity(path: Path, entry: dict) -> None:

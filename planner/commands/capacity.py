@@ -57,7 +57,7 @@ def capacity_command(
     snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
     ref = parse_workload(workload, namespace)
     r = parse_range(rng) if rng else None
-    result = capacity(snap, ref, r, zone_failure, add_nodes, opts, progress=progress)
+    result = capacity(snap, ref, r, zone_failure, add_nodes, opts, progress=progress, profile=None if config is None else config.main)
     if config is not None:
         result.setdefault("notes", []).extend(feasibility_notes(config, config.main))
     if plot:
@@ -97,7 +97,7 @@ def render_pod_capacity(r: dict) -> str:
 
 def render_capacity(r: dict) -> str:
     lines = [f"{r['workload']}: replicas {r['range']['min']}..{r['range']['max']} ({r['range']['source']})"]
-    rows = [[x["replicas"], "yes" if x["schedulable"] else "NO", x["reason"]] for x in r["replicas"]]
+    rows = [[x["replicas"], "yes" if x["schedulable"] else "NO", x["reason"] or _preempts(x)] for x in r["replicas"]]
     past = (r.get("bound") or {}).get("past")
     if past:
         span = f"{past['min']}..{past['max']}" if past["max"] > past["min"] else str(past["min"])
@@ -127,6 +127,14 @@ def render_capacity(r: dict) -> str:
     for n in r.get("notes", []):
         lines.append(f"  note: {n}")
     return "\n".join(lines)
+
+
+def _preempts(row: dict) -> str:
+    v = row.get("preempted") or []
+    if not v:
+        return ""
+    names = ", ".join(f"{x['namespace']}/{x['name']}" for x in v[:3]) + (f" and {len(v) - 3} more" if len(v) > 3 else "")
+    return f"preempting {len(v)} lower-priority pod(s): {names}"
 
 
 def _quantity(resource: str, v: int) -> str:

@@ -30,7 +30,7 @@ def check_command(
     config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
     snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
     refs = [parse_workload(w, namespace) for w in workloads]
-    out = check_replicas(snap, refs, replicas, opts)
+    out = check_replicas(snap, refs, replicas, opts, None if config is None else config.main)
     targets = {str(p.ref): p.replicas for p in out.plans}
     first = out.plans[0]
     return {
@@ -42,6 +42,9 @@ def check_command(
         "explanation": out.explanation,
         "kept": sorted(p.key for plan in out.plans for p in plan.keep),
         "removed": sorted(p.key for plan in out.plans for p in plan.remove),
+        # DefaultPreemption: the lower-priority pods that must be evicted first (empty: none)
+        "preempted": out.preempted,
+        "preemption_exact": out.preemption_exact,
         "notes": out.notes + snap.notes + ([] if config is None else feasibility_notes(config, config.main)),
         # timings stay out of the JSON so that identical inputs give identical output
         "stats": {k: v for k, v in out.stats.items() if k != "solve_seconds"},
@@ -60,6 +63,9 @@ def render_check(r: dict) -> str:
             lines.append("  nothing to place: the running pods already make up the replicas")
         if r["kept"]:
             lines.append(f"  running pods kept: {len(r['kept'])}")
+        if r.get("preempted"):
+            lines.append(f"  preempts {len(r['preempted'])} lower-priority pod(s) first (DefaultPreemption):")
+            lines.append(table(["pod", "node", "priority"], [[f"{v['namespace']}/{v['name']}", v["node"], v["priority"]] for v in r["preempted"]], indent="    "))
     else:
         lines.append("  why (a minimal set of facts that cannot all hold):")
         for e in r["explanation"]:

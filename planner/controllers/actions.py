@@ -44,6 +44,7 @@ class ScaleReplicaSet:
     replicas: int
     reason: str
     annotations: Mapping[str, str] | None = None
+    min_ready_seconds: int | None = None  # spec.minReadySeconds when the update sets it (getNewReplicaSet)
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,14 @@ Upstream (kubernetes/kubernetes, current stable release):
   ReplicaSetsBySizeOlder / ReplicaSetsBySizeNewer.
 
 A ReplicaSet's status (replicas, availableReplicas) is computed from the snapshot's pods, as the
-ReplicaSet controller would report it (planner.controllers.replicaset.replicaset_status).
+ReplicaSet controller would report it (planner.controllers.replicaset.replicaset_status): a pod is
+available once Ready for the ReplicaSet's minReadySeconds, which getNewReplicaSet copies from the
+Deployment, so maxUnavailable counts a Ready but not yet available pod as unavailable.
 
 Simplified: the Deployment object itself is never written (status, conditions, the revision
 annotation, collisionCount); old ReplicaSets beyond revisionHistoryLimit are not deleted
-(cleanupDeployment); progressDeadlineSeconds and minReadySeconds are not modelled; on an
-existing new ReplicaSet only the revision annotation is synced (a rollback), not the copied
+(cleanupDeployment); progressDeadlineSeconds is not modelled; on an existing new ReplicaSet
+only the revision annotation (a rollback) and spec.minReadySeconds are synced, not the copied
 Deployment annotations; rollbackTo (extensions/v1beta1) does not exist in apps/v1.
 Template equality (EqualIgnoreHash) compares planner's domain form of the pod template, which
 keeps what scheduling needs (images included) but not, for example, environment variables.
@@ -372,7 +374,8 @@ def _settled(snap: Snapshot, d: Deployment) -> bool:
     """True only when syncDeployment would change nothing, decided without running it (most
     Deployments of a snapshot, every one of them synced at the replay's first pass): a
     RollingUpdate Deployment, not paused, whose new ReplicaSet (FindNewReplicaSet) has
-    spec.replicas, every old one 0, and a revision no lower than MaxRevision(old) + 1.
+    spec.replicas and the Deployment's minReadySeconds, every old one 0, and a revision no lower
+    than MaxRevision(old) + 1.
 
     Then the sync does nothing: getAllReplicaSetsAndSyncRevision finds the new ReplicaSet and
     SetNewReplicaSetAnnotations has no revision to write; with a scaling event, scale() finds
@@ -384,7 +387,7 @@ def _settled(snap: Snapshot, d: Deployment) -> bool:
     rss = replicasets_of(snap, d)  # by creation: find_new_replicaset's order
     template = d.template
     new = next((rs for rs in rss if equal_ignore_hash(rs.template, template)), None)
-    if new is None or new.replicas != d.replicas:
+    if new is None or new.replicas != d.replicas or new.min_ready_seconds != d.min_ready_seconds:
         return False
     old = [rs for rs in rss if rs.key != new.key]
     if any(rs.replicas != 0 for rs in old):
@@ -457,10 +460,13 @@ class _DeploymentSync:
         new_revision = max_revision(old) + 1
         if existing is not None:
             ann = self._revision_annotations(existing, new_revision)
-            if ann:
-                self.actions.append(ScaleReplicaSet(existing.key, existing.replicas, self._reason(
-                    f"Updated revision of replica set {existing.name} to {new_revision}"), ann))
-                existing = replace(existing, annotations={**existing.annotations, **ann})
+            # minReadySecondsNeedsUpdate: the ReplicaSet follows the Deployment's minReadySeconds
+            mrs = d.min_ready_seconds if existing.min_ready_seconds != d.min_ready_seconds else None
+            if ann or mrs is not None:
+                text = f"Updated revision of replica set {existing.name} to {new_revision}" if ann else (
+                    f"Updated minReadySeconds of replica set {existing.name} to {d.min_ready_seconds}")
+                self.actions.append(ScaleReplicaSet(existing.key, existing.replicas, self._reason(text), ann or None, d.min_ready_seconds))
+                existing = replace(existing, annotations={**existing.annotations, **ann}, min_ready_seconds=d.min_ready_seconds)
                 self.rss[existing.key] = existing
             return existing
         if not create:
@@ -486,6 +492,7 @@ class _DeploymentSync:
             annotations={},
             uid=object_uid("ReplicaSet", d.namespace, name, created),
             creation_timestamp=created,
+            min_ready_seconds=d.min_ready_seconds,
         )
         replicas = new_rs_new_replicas(d, [*old, new_rs], new_rs)
         ann = {k: v for k, v in d.annotations.items() if k not in _SKIP_ANNOTATIONS}

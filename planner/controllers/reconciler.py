@@ -123,7 +123,8 @@ def _apply(snap: Snapshot, actions: list[Action], removed: list[Pod] | None = No
                 ann = dict(rs.annotations)
                 if a.annotations:
                     ann.update(a.annotations)
-                snap.replicasets[a.key] = replace(rs, replicas=a.replicas, annotations=ann)
+                mrs = rs.min_ready_seconds if a.min_ready_seconds is None else a.min_ready_seconds
+                snap.replicasets[a.key] = replace(rs, replicas=a.replicas, annotations=ann, min_ready_seconds=mrs)
                 if marks is not None:
                     marks.replicaset_changed(rs)
         elif isinstance(a, CreateClaim):

@@ -51,12 +51,15 @@ class ReplicaSetStatus:
 
 
 def replicaset_status(snap: Snapshot, rs: ReplicaSet) -> ReplicaSetStatus:
-    """replica_set_utils.go calculateStatus over the active pods (FilterActivePods)."""
+    """replica_set_utils.go calculateStatus over the active pods (FilterActivePods): available is
+    IsPodAvailable with the ReplicaSet's spec.minReadySeconds (the replay's settled view: a pod
+    Ready since a known time becomes available; one Ready without a lastTransitionTime never does
+    while minReadySeconds > 0)."""
     active = [p for p in pods_of_replicaset(snap, rs) if is_pod_active(p)]
     return ReplicaSetStatus(
         replicas=len(active),
         ready_replicas=sum(1 for p in active if is_pod_ready(p)),
-        available_replicas=sum(1 for p in active if is_pod_available(p)),
+        available_replicas=sum(1 for p in active if is_pod_available(p, rs.min_ready_seconds)),
     )
 
 

@@ -28,6 +28,7 @@ from planner.engines.workloads import (
 from planner.errors import UsageError
 from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
 from planner.priority import resolve_spec
+from planner.scheduler.registry import Profile
 from planner.snapshot import Snapshot
 
 MAX_ADDED_NODES = 12
@@ -71,7 +72,9 @@ def capacity(
     add_nodes: bool,
     opts: SolveOptions,
     progress: Callable[[str], None] | None = None,
+    profile: Profile | None = None,
 ) -> dict[str, Any]:
+    """``profile``: the scheduling profile whose filters decide (--scheduler-config), as in check."""
     obj = find_workload(snap, ref)
     source = "--range"
     if rng is None:
@@ -79,7 +82,12 @@ def capacity(
     # Counts past the cluster's bound (RoomBound, computed once, at the range's low end, where a
     # StatefulSet frees the most room) are NO by arithmetic: one closed-form answer, no check.
     # A range that ends within BOUND_SLACK of it is walked as before (each count's own why).
-    bound = room_bound(snap, ref, rng[0])
+    enabled = None if profile is None else frozenset(profile.filter_names)
+    unbounded = enabled is not None and "NodeResourcesFit" not in enabled
+    # lower-priority pods count as free room: check preempts them
+    bound = room_bound(snap, ref, rng[0], preemption=True, enabled=enabled)
+    if unbounded:  # no NodeResourcesFit: no room is counted, every count is checked
+        bound = replace(bound, more=max(bound.more, rng[1]))
     top = min(rng[1], bound.max_replicas) if rng[1] > bound.max_replicas + BOUND_SLACK else rng[1]
     if (top < rng[1] or source == "--range") and top - rng[0] + 1 > MAX_COUNTS:
         raise UsageError(
@@ -97,12 +105,13 @@ def capacity(
     for i, n in enumerate(range(top, rng[0] - 1, -1)):
         if progress:
             progress(f"checking {n} replicas ({i + 1}/{total})")
-        out = check_by_known_order(snap, [ref], n, known, known_plans) if known else None
+        out = check_by_known_order(snap, [ref], n, known, known_plans, profile) if known else None
         if out is None:
-            out = check_replicas(snap, [ref], n, opts)
-            if out.schedulable and out.placement:
+            out = check_replicas(snap, [ref], n, opts, profile)
+            if out.schedulable and out.placement and not out.preempted:
+                # (a witness with victims is not reused: a smaller count may need fewer of them)
                 known, known_plans = out.placement, out.plans
-        by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out)}
+        by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out), "preempted": out.preempted}
     rows = [by_count[n] for n in range(rng[0], top + 1)]
     ok: list[int] = [r["replicas"] for r in rows if r["schedulable"]]
     first_fail: int | None = next((r["replicas"] for r in rows if not r["schedulable"]), past["min"] if past else None)
@@ -117,9 +126,9 @@ def capacity(
         "bound": {"max_replicas": bound.max_replicas, "message": bound.message(past["min"] if past else bound.max_replicas), "past": past},
     }
     if zone_failure:
-        result["zone_failure"] = zone_failures(snap, ref, obj.replicas, opts)
+        result["zone_failure"] = zone_failures(snap, ref, obj.replicas, opts, profile)
     if add_nodes:
-        result["add_nodes"] = nodes_to_add(snap, ref, first_fail, opts) if first_fail is not None else {
+        result["add_nodes"] = nodes_to_add(snap, ref, first_fail, opts, profile) if first_fail is not None else {
             "replicas": None,
             "message": "every count in the range is schedulable: no nodes needed",
         }
@@ -137,7 +146,7 @@ def _without_zone(snap: Snapshot, zone: str) -> tuple[Snapshot, list[str]]:
     return out, gone
 
 
-def zone_failures(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions) -> list[dict]:
+def zone_failures(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions, profile: Profile | None = None) -> list[dict]:
     owned = [p for p in snap.pods.values() if owned_by(snap, p, ref)]
     out = []
     for zone in snap.zones:
@@ -153,7 +162,7 @@ def zone_failures(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOp
                         pinned = pv is not None and pv.node_affinity is not None
                         vols.append({"claim": pvc.key, "pv": pv.name if pv else None, "pinned": pinned})
                 lost.append({"pod": p.key, "node": p.spec.node_name, "volumes": vols})
-        res = check_replicas(reduced, [ref], replicas, opts)
+        res = check_replicas(reduced, [ref], replicas, opts, profile)
         out.append(
             {
                 "zone": zone,
@@ -205,7 +214,7 @@ def _requests_sum(pods: list[Pod]) -> dict[str, int]:
     return total
 
 
-def nodes_to_add(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions) -> dict:
+def nodes_to_add(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOptions, profile: Profile | None = None) -> dict:
     """The fewest new nodes of the cluster's node groups that make ``replicas`` schedulable.
 
     The groups and their templates are cluster-autoscaler's (planner.controllers.nodegroups: a
@@ -238,7 +247,7 @@ def nodes_to_add(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOpt
                 if k:
                     trial, pods = _add_group_nodes(trial, g, k)
                     daemon[g.name] = pods
-            if check_replicas(trial, [ref], replicas, opts).schedulable:
+            if check_replicas(trial, [ref], replicas, opts, profile).schedulable:
                 chosen = [(g, k) for g, k in zip(usable, combo) if k]
                 per_zone: dict[str, int] = {}
                 cloned_from: dict[str, str] = {}
@@ -319,9 +328,10 @@ class Probe:
 
     def bound(self) -> RoomBound:
         if self.copy is not None:
-            more, alone, nodes, excluded, evicting = room_for(self.spec, base_cluster(self.snap))
+            # lower-priority pods count as free room, as check preempts them (past_bound)
+            more, alone, nodes, excluded, evicting = room_for(self.spec, base_cluster(self.snap), preemption=True)
             return RoomBound(self.ref, 0, 0, more, alone, nodes, excluded, evicting)
-        return room_bound(self.snap, self.ref, 0)
+        return room_bound(self.snap, self.ref, 0, preemption=True)
 
 
 PROBE_UID = "planner-capacity-probe"  # no ownerReference of the snapshot names it

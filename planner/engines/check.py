@@ -3,25 +3,45 @@
 The verdict comes from the CP-SAT model (models/); a "schedulable" answer is only printed with a
 witness that has been replayed pod by pod through every filter plugin (planner/scheduler/plugins) in the
 order given, so the two implementations check each other on every run.
+
+When the pods do not fit among the running pods and may preempt, a second model decides with
+DefaultPreemption's victims (plugins/defaultpreemption/problem.py, models/defaultpreemption.py);
+its witness is replayed with the victims gone, then through upstream's per-node victim choice
+(preemption.py select_victims_on_node).  ``profile`` (--scheduler-config) decides which filter
+plugins constrain the problem.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import models
+from models.defaultpreemption import add_victim_objective, clear_victim_objective, hint
 from models.placement import Built, Guard
 from models.problem import Exclusion, Group, NodeClass, Problem, Spread, VolumeLimit
 from models.sequence import add_sequence
 from models.solve import SolveOptions, minimise_core, solve
+from planner.controllers.disruption import preemption_pdbs
 from planner.domain import PODS
 from planner.engines.problem import Context, build_problem
 from planner.engines.workloads import Plan, RoomBound, WorkloadRef, cluster_after_plans, past_bound, plan_workload
 from planner.errors import UnknownResult, UsageError
 from planner.scheduler.binding import WitnessFilters
+from planner.scheduler.config import default_pods
 from planner.scheduler.framework import ClusterState
+from planner.scheduler.plugins.defaultpreemption.preemption import (
+    can_evict,
+    may_preempt,
+    select_victims_on_node,
+    victims_of,
+)
+from planner.scheduler.plugins.defaultpreemption.problem import PreemptionInput
+from planner.scheduler.registry import DEFAULT_PROFILE, FilterPlugin, Profile
 from planner.snapshot import Snapshot
+
+Filters = Sequence[FilterPlugin] | None  # a profile's filter plugins (None: the default profile's)
 
 
 @dataclass
@@ -33,34 +53,65 @@ class CheckOutcome:
     problem: Problem | None = None
     stats: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # DefaultPreemption: the lower-priority pods the placement needs gone, in the JSON's shape
+    # ({"namespace", "name", "node", "priority"}), and whether kube-scheduler's own per-node
+    # victim choice, replayed in the placement's order, reaches the placement (None: not replayed)
+    preempted: list[dict] = field(default_factory=list)
+    preemption_exact: bool | None = None
 
 
 MAX_SEQUENCE_STEPS = 40
+PREEMPT_OPTIMISE_DTIME = 5.0  # deterministic seconds spent on the fewest victims once a solution is known
+PREEMPT_REPLAY_PODS = 100  # at most this many pods are replayed through upstream's per-node victim choice
 ORDERED_EXACT_GROUPS = 8  # larger OrderedReady problems try the unordered relaxation first
 MAX_SEQUENCE_SIZE = 60_000  # steps x groups x classes
 
 
-def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None) -> CheckOutcome:
+def _plans(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, profile: Profile | None) -> list[Plan]:
+    """The workloads' plans, their new pods as the profile's filters see them (default_pods)."""
+    plans = [plan_workload(snap, ref, replicas) for ref in refs]
+    if profile is not None:
+        for plan in plans:
+            plan.new = default_pods(plan.new, profile)
+    return plans
+
+
+def _enabled(profile: Profile | None) -> frozenset[str] | None:
+    return None if profile is None or profile.filter_names == DEFAULT_PROFILE.filter_names else frozenset(profile.filter_names)
+
+
+def check_replicas(
+    snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None, profile: Profile | None = None
+) -> CheckOutcome:
+    """``profile``: the scheduling profile whose filters decide (--scheduler-config; None: the
+    default profile): a filter it disables adds no constraint, its DoNotSchedule default spread
+    constraints are the constraints of pods without their own."""
     opts = opts or SolveOptions()
     if replicas is not None and replicas < 0:
         raise UsageError(f"--replicas {replicas}: must be greater than or equal to 0")
+    enabled = _enabled(profile)
     for ref in refs:
-        bound = past_bound(snap, ref, replicas)
+        bound = past_bound(snap, ref, replicas, enabled=enabled)
         if bound is not None:  # more than the cluster could ever hold: no pod is planned
             return bound_outcome(bound, replicas)
-    plans = [plan_workload(snap, ref, replicas) for ref in refs]
-    return check_plans(snap, plans, opts)
+    plans = _plans(snap, refs, replicas, profile)
+    return check_plans(snap, plans, opts, profile)
 
 
-def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions) -> CheckOutcome:
+def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: Profile | None = None) -> CheckOutcome:
     """check_replicas for plans made (planner.engines.workloads.Plan): their new pods placed
     beside the cluster's, removed pods gone; a witness verified through the filters, or a
-    minimal explanation."""
+    minimal explanation.  ``profile``: as check_replicas's (the plans' new pods already defaulted
+    by it: _plans)."""
+    enabled = _enabled(profile)
     notes = [n for p in plans for n in p.notes]
     if not any(p.new for p in plans):
         return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)
     cluster = cluster_after_plans(snap, plans)
-    problem, ctx = build_problem(cluster, plans)
+    filters = None if profile is None else profile.filters
+    pre = _preemption_input(snap, plans, cluster)
+    explain = pre is None  # with preemption possible, an unschedulable answer comes from its model
+    problem, ctx = build_problem(cluster, plans, enabled=enabled)
     notes += problem.notes
     stats: dict[str, Any] = {
         "pods_to_place": sum(g.count for g in problem.groups),
@@ -75,21 +126,21 @@ def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions) -> CheckO
         # The exact ordered model grows with the square of the pods: first the unordered model, a
         # relaxation (an ordinal-order sequence is a sequence): its "unschedulable" is a proof,
         # and its placement, replayed strictly in ordinal order through the filters, a witness.
-        relaxed, rctx = build_problem(cluster, plans, relax_order=True)
+        relaxed, rctx = build_problem(cluster, plans, relax_order=True, enabled=enabled)
         rstats = {**stats, "groups": len(relaxed.groups), "node_classes": len(relaxed.classes), "model": "unordered relaxation"}
-        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False)
+        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False, filters=filters, explain=explain)
         if out is not None:
             stats = rstats
             problem = relaxed
     if out is None:
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False, filters=filters, explain=explain)
     if out is None:
         # The final placements found cannot be ordered through the filters: decide exactly with
         # the sequenced model (one node per class when per-node domains are involved).
         steps = stats["pods_to_place"]
         per_node = any(sp.per_node for sp in problem.spreads) or any(f.per_node for f in problem.affinity) or any(a.per_node for a in problem.anti)
         if per_node:
-            problem, ctx = build_problem(cluster, plans, aggregate=False)
+            problem, ctx = build_problem(cluster, plans, aggregate=False, enabled=enabled)
         size = steps * len(problem.groups) * len(problem.classes)
         if steps > MAX_SEQUENCE_STEPS or size > MAX_SEQUENCE_SIZE:
             raise UnknownResult(
@@ -98,12 +149,140 @@ def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions) -> CheckO
             )
         stats["model"] = "ordered" if problem.ordered else "sequenced"
         stats["node_classes"] = len(problem.classes)
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered, filters=filters, explain=explain)
         if out is None:
             raise UnknownResult("unknown: no verified order found for the model's placement; planner gives no answer rather than a wrong one")
+    if not out.schedulable and pre is not None:
+        out = _preempting(cluster, plans, pre, opts, stats, filters, enabled)
+    elif not out.schedulable:
+        notes += _no_preemption_notes(plans, cluster)
     out.plans = plans
     out.notes = notes + out.notes
     return out
+
+
+# --------------------------------------------------------------------------- preemption
+
+
+def _preemption_input(snap: Snapshot, plans: list[Plan], cluster: ClusterState) -> PreemptionInput | None:
+    """What the preempting model needs, or None when the new pods can preempt nothing (none may
+    preempt, or no running pod but the workloads' own has a lower priority)."""
+    specs = {id(p.spec): p.spec for plan in plans for p in plan.new}
+    keep = {p.key for plan in plans for p in plan.keep}
+    if not any(victims_of(sp, [q for q in ni.pods if q.key not in keep]) for sp in specs.values() for ni in cluster.node_infos):
+        return None
+    return PreemptionInput(preemption_pdbs(snap), keep)
+
+
+def _no_preemption_notes(plans: list[Plan], cluster: ClusterState) -> list[str]:
+    """Why preemption does not help an unschedulable answer: a template with preemptionPolicy
+    Never while lower-priority pods run."""
+    out = []
+    for plan in plans:
+        if not plan.new or may_preempt(plan.new[0].spec):
+            continue
+        spec = plan.new[0].spec
+        lower = sum(1 for ni in cluster.node_infos for q in ni.pods if can_evict(spec.priority, q))
+        if lower:
+            out.append(f"{plan.ref}'s pods have preemptionPolicy Never: they do not preempt the {lower} lower-priority pod(s) "
+                       f"that run (priority below {spec.priority})")
+    return out
+
+
+def _preempting(
+    cluster: ClusterState,
+    plans: list[Plan],
+    pre: PreemptionInput,
+    opts: SolveOptions,
+    stats: dict,
+    filters: Filters,
+    enabled: frozenset[str] | None,
+) -> CheckOutcome:
+    """The workloads' pods do not fit among the running pods: decide with DefaultPreemption's
+    victims (models/defaultpreemption.py).  Infeasible: a minimal why, which counts the room the
+    victims could free.  Feasible: the fewest PodDisruptionBudget violations, then the fewest
+    victims; the placement is replayed through every filter with the victims gone (the witness),
+    then through upstream's own per-node victim choice (SelectVictimsOnNode) in the same order."""
+    ordered = any(plan.ordered and plan.new for plan in plans)
+    for relax in ([True, False] if ordered else [False]):
+        problem, ctx = build_problem(cluster, plans, relax_order=relax, enabled=enabled, preemption=pre)
+        pstats = {**stats, "groups": len(problem.groups), "node_classes": len(problem.classes), "victim_candidates": len(problem.victims),
+                  "model": ("unordered relaxation" if relax else stats.get("model", "final-state")) + " with preemption"}
+        built = models.build(problem)
+        res = solve(built, opts)
+        pstats["solve_seconds"] = round(stats.get("solve_seconds", 0) + res.wall_time, 4)
+        if res.status == "unknown":
+            raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
+        if res.status == "infeasible":
+            core = minimise_core(built, res.core, opts)
+            notes = [_preemption_considered(problem)] if problem.victims else []
+            return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, pstats, notes)
+        add_victim_objective(built)
+        hint(built, res.x, res.victims)
+        best = solve(built, SolveOptions(time_limit=opts.time_limit, seed=opts.seed, workers=opts.workers, dtime=PREEMPT_OPTIMISE_DTIME))
+        clear_victim_objective(built)
+        if best.status == "feasible":
+            res = best
+        pstats["fewest_victims_proven"] = res.optimal
+        victims = [problem.victims[i] for i in res.victims]
+        base = cluster.clone()
+        for v in victims:
+            ni = base.own(v.node)
+            pod = next(p for p in ni.pods if p.key == v.pod)
+            ni.remove_pod(pod)
+        placement = order_witness(problem, ctx, res.x, base, None, filters)
+        if placement is None:
+            continue
+        out = CheckOutcome(True, placement, [], [], problem, pstats, [])
+        out.preempted = [{"namespace": v.pod.split("/", 1)[0], "name": v.pod.split("/", 1)[1], "node": v.node, "priority": v.priority}
+                         for v in sorted(victims, key=lambda v: (v.node, v.pod))]
+        out.preemption_exact, why = _upstream_replay(cluster, placement, ctx, pre, filters, {v.pod for v in victims})
+        if why:
+            out.notes.append(why)
+        return out
+    raise UnknownResult("unknown: no verified order found for the placement with preemption; planner gives no answer rather than a wrong one")
+
+
+def _preemption_considered(problem: Problem) -> str:
+    nodes = {v.node for v in problem.victims}
+    prios = sorted({v.priority for v in problem.victims})
+    return (f"preemption considered: evicting lower-priority pods ({len(problem.victims)} candidate(s) of priority "
+            f"{prios[0]}{'..' + str(prios[-1]) if len(prios) > 1 else ''} on {len(nodes)} node(s) the pods may use) does not help")
+
+
+def _upstream_replay(
+    cluster: ClusterState, placement: dict[str, str], ctx: Context, pre: PreemptionInput, filters: Filters, chosen: set[str]
+) -> tuple[bool | None, str]:
+    """The placement replayed pod by pod, in its order, with the victims still running: a pod that
+    does not fit its node preempts there as kube-scheduler does (SelectVictimsOnNode: every
+    lower-priority pod removed, then as many reprieved as fit, PDB-violating ones first).
+    (True, "") when every pod gets its node that way; (False, why) when one does not: kube-scheduler's
+    per-node choice cannot reach this placement in this order; (None, why) when not replayed."""
+    if len(placement) > PREEMPT_REPLAY_PODS:
+        return None, (f"the victims were checked with the filters; kube-scheduler's own per-node victim choice was not replayed "
+                      f"for {len(placement)} pods (at most {PREEMPT_REPLAY_PODS}): simulate shows it")
+    work = cluster.clone()
+    wf = WitnessFilters(work, filters)
+    for key, node in placement.items():
+        pod = ctx.pods[key]
+        if wf.fits(pod, node):
+            gone, _, st = select_victims_on_node(pod, work, node, pre.pdbs, filters)
+            if st is not None or not gone:
+                return False, _gap(key, node, chosen)
+            ni = work.own(node)
+            for v in gone:
+                ni.remove_pod(v)
+            wf = WitnessFilters(work, filters)
+            if wf.fits(pod, node):
+                return False, _gap(key, node, chosen)
+        wf.bind(pod, node)
+    return True, ""
+
+
+def _gap(key: str, node: str, chosen: set[str]) -> str:
+    return (f"kube-scheduler preempts one node at a time, for a pod that fits no node: replayed that way in this order, "
+            f"{key.split('/', 1)[1]} does not get {node}, so the victims listed ({len(chosen)}) are a valid way to make room "
+            "(checked with every filter) that kube-scheduler may not choose; planner simulate shows what it does")
 
 
 def bound_outcome(bound: RoomBound, replicas: int | None) -> CheckOutcome:
@@ -118,7 +297,16 @@ def bound_outcome(bound: RoomBound, replicas: int | None) -> CheckOutcome:
     return CheckOutcome(False, {}, explanation, [plan], None, stats, [])
 
 
-def _attempt(problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveOptions, stats: dict, sequenced: bool) -> CheckOutcome | None:
+def _attempt(
+    problem: Problem,
+    ctx: Context,
+    cluster: ClusterState,
+    opts: SolveOptions,
+    stats: dict,
+    sequenced: bool,
+    filters: Filters = None,
+    explain: bool = True,
+) -> CheckOutcome | None:
     built = models.build(problem)
     if sequenced:
         add_sequence(built)
@@ -127,16 +315,23 @@ def _attempt(problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveO
     if res.status == "unknown":
         raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
     if res.status == "infeasible":
+        if not explain:
+            return CheckOutcome(False, {}, [], [], problem, stats, [])
         core = minimise_core(built, res.core, opts)
         return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, stats, [])
-    placement = order_witness(problem, ctx, res.x, cluster, res.sequence or None)
+    placement = order_witness(problem, ctx, res.x, cluster, res.sequence or None, filters)
     if placement is None:
         return None
     return CheckOutcome(True, placement, [], [], problem, stats, [])
 
 
 def check_by_known_order(
-    snap: Snapshot, refs: list[WorkloadRef], replicas: int, order: dict[str, str], known_plans: list[Plan] | None = None
+    snap: Snapshot,
+    refs: list[WorkloadRef],
+    replicas: int,
+    order: dict[str, str],
+    known_plans: list[Plan] | None = None,
+    profile: Profile | None = None,
 ) -> CheckOutcome | None:
     """Schedulable by a known placement order, or None (then only a full check decides).
 
@@ -153,7 +348,7 @@ def check_by_known_order(
     differs from theirs only by the unbound claims of the pods it does not create (which no filter
     of another pod reads), so the prefix of the verified sequence is itself verified and is not
     replayed again."""
-    plans = [plan_workload(snap, ref, replicas) for ref in refs]
+    plans = _plans(snap, refs, replicas, profile)
     new = {p.key: p for plan in plans for p in plan.new}
     if not new or any(k not in order for k in new):
         return None
@@ -169,7 +364,7 @@ def check_by_known_order(
         stats["model"] = "prefix of a verified witness"
         return CheckOutcome(True, {k: order[k] for k in sequence}, [], plans, None, stats, notes)
     cluster = cluster_after_plans(snap, plans)
-    witness = WitnessFilters(cluster)
+    witness = WitnessFilters(cluster, None if profile is None else profile.filters)
     placement: dict[str, str] = {}
     for k in sequence:
         node = order[k]
@@ -200,7 +395,12 @@ def _prefix_of(plans: list[Plan], known: list[Plan], sequence: list[str], order:
 
 
 def order_witness(
-    problem: Problem, ctx: Context, x: dict[tuple[int, int], int], base: ClusterState, sequence: list[tuple[int, int]] | None = None
+    problem: Problem,
+    ctx: Context,
+    x: dict[tuple[int, int], int],
+    base: ClusterState,
+    sequence: list[tuple[int, int]] | None = None,
+    filters: Filters = None,
 ) -> dict[str, str] | None:
     """Place every pod through all filters, following the model's class quotas; None if stuck.
 
@@ -208,7 +408,7 @@ def order_witness(
     proves sufficient), pods of an OrderedReady workload strictly in creation order.
     """
     cluster = base.clone()
-    witness = WitnessFilters(cluster)
+    witness = WitnessFilters(cluster, filters)
     quota = {k: v for k, v in x.items() if v > 0}
     queues = [list(pods) for pods in ctx.group_pods]
     heads: dict[str, int] = {}
@@ -384,6 +584,14 @@ def _room(grp: Group, c: NodeClass) -> tuple[int, str]:
     return cap, ", ".join(r for r, k in limits.items() if max(0, k) == cap)
 
 
+def _room_preempting(grp: Group, c: NodeClass) -> tuple[int, str]:
+    """_room, or on a node with victims the room once all of them are preempted."""
+    if not c.victims or c.cap_preempt is None:
+        return _room(grp, c)
+    k = min(max(c.cap_preempt[grp.index], 0), grp.count)
+    return k, f"after preempting its {len(c.victims)} lower-priority pod(s)"
+
+
 def _capacity_message(p: Problem, zone: str) -> dict:
     """The capacity guard of one zone, in nodes and numbers: per group, the room of the nodes it may
     use there (nodes a static filter keeps it off are not counted, and are named as such)."""
@@ -403,7 +611,7 @@ def _capacity_message(p: Problem, zone: str) -> dict:
             for ci in e.classes:
                 skipped.setdefault(ci, []).append(e.plugin)
         usable = [c for c in cls if c.index not in skipped]
-        rooms = sorted(((c, *_room(grp, c)) for c in usable), key=lambda t: (-t[1], t[0].nodes[0]))
+        rooms = sorted(((c, *_room_preempting(grp, c)) for c in usable), key=lambda t: (-t[1], t[0].nodes[0]))
         entries = [f"{c.label} {k}" + (" each" if c.size > 1 else "") + (f" ({why})" if why else "") for c, k, why in rooms[:MAX_ROOM_ENTRIES]]
         rest = rooms[MAX_ROOM_ENTRIES:]
         if rest:

@@ -17,10 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from models.problem import Exclusion, Group, NodeClass, Problem
+from models.problem import Exclusion, Group, NodeClass, Problem, Victim
 from planner.domain import LABEL_ZONE, POD_IDENTITY_LABELS, PODS, Pod, reads_pod_identity, terms_read_pod_identity
 from planner.engines.workloads import Plan
 from planner.scheduler.framework import SKIP, ClusterState, NodeInfo
+from planner.scheduler.plugins.defaultpreemption import problem as defaultpreemption
+from planner.scheduler.plugins.defaultpreemption.preemption import can_evict
 from planner.scheduler.plugins.interpodaffinity import filtering as ipa
 from planner.scheduler.plugins.interpodaffinity import problem as interpodaffinity
 from planner.scheduler.plugins.nodeaffinity import filtering as nodeaffinity
@@ -39,7 +41,9 @@ from planner.scheduler.registry import FilterPlugin
 # The filters whose verdicts are static, evaluated with the plugins themselves (the volume ones
 # per pod, by volumebinding.volume_verdicts); then each plugin's own static part, in this order.
 STATIC_PLUGINS: tuple[FilterPlugin, ...] = (nodeunschedulable, nodename, tainttoleration, nodeaffinity, nodeports)
-STATIC_PARTS = (interpodaffinity.static_failures, podtopologyspread.static_failures)
+STATIC_PARTS = ((ipa.NAME, interpodaffinity.static_failures), (pts.NAME, podtopologyspread.static_failures))
+# The filter plugins a --scheduler-config profile enables, by name (None: the default profile's)
+Enabled = frozenset[str] | None
 _ORDER = {name: i for i, name in enumerate((*(m.NAME for m in STATIC_PLUGINS), *(m.NAME for m in VOLUME_PLUGINS), ipa.NAME, pts.NAME))}
 
 __all__ = ["STATIC_PLUGINS", "Context", "build_problem"]
@@ -77,16 +81,19 @@ def _signature(p: Pod, plan_index: int, identity_read: bool) -> tuple:
     return (plan_index, labels, tuple(sorted(p.spec.requests.items())), id(p.spec.affinity), p.spec.topology_spread_constraints, p.spec.tolerations, tuple(sorted(p.spec.node_selector.items())), p.spec.host_ports)
 
 
-def _static_failures(pod: Pod, cluster: ClusterState) -> tuple[tuple[tuple[str, str], ...], ...]:
+def _static_failures(pod: Pod, cluster: ClusterState, enabled: Enabled = None) -> tuple[tuple[tuple[str, str], ...], ...]:
     """Per node (in cluster order): every static plugin but the volume ones that rejects the pod,
     with its reason, in filter order, then InterPodAffinity's and PodTopologySpread's static parts
-    (see volumebinding.volume_verdicts for VolumeBinding and VolumeZone)."""
+    (see volumebinding.volume_verdicts for VolumeBinding and VolumeZone).  ``enabled``: the filter
+    plugins of the profile (None: every one); a disabled plugin rejects nothing."""
     n = len(cluster.node_infos)
     out: list[list[tuple[str, str]]] = [[] for _ in range(n)]
     for mod in STATIC_PLUGINS:
-        _run_static(mod, pod, cluster, out)
-    for part in STATIC_PARTS:
-        part(pod, cluster, out)
+        if enabled is None or mod.NAME in enabled:
+            _run_static(mod, pod, cluster, out)
+    for name, part in STATIC_PARTS:
+        if enabled is None or name in enabled:
+            part(pod, cluster, out)
     return tuple(tuple(row) for row in out)
 
 
@@ -115,9 +122,27 @@ def _per_node_keys(cluster: ClusterState, keys: set[str]) -> set[str]:
     return out
 
 
-def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = True, relax_order: bool = False) -> tuple[Problem, Context]:
+def build_problem(
+    cluster: ClusterState,
+    plans: list[Plan],
+    aggregate: bool = True,
+    relax_order: bool = False,
+    enabled: Enabled = None,
+    preemption: defaultpreemption.PreemptionInput | None = None,
+) -> tuple[Problem, Context]:
     """``relax_order``: the unordered model even for an OrderedReady workload (a relaxation: its
-    "unschedulable" is a proof for the ordinal order too; its witness still follows that order)."""
+    "unschedulable" is a proof for the ordinal order too; its witness still follows that order).
+    ``enabled``: the filter plugins of the scheduling profile (--scheduler-config), by name; a
+    plugin the profile disables contributes nothing: no static verdict, no capacity
+    (NodeResourcesFit), no host-port rule (NodePorts), no spread (PodTopologySpread), no affinity
+    terms (InterPodAffinity), no attach limits (NodeVolumeLimits), no static claims (VolumeBinding).
+    ``preemption``: the new pods may preempt lower-priority pods (DefaultPreemption): the
+    victims (plugins/defaultpreemption/problem.py) go to the problem, each victim's node a class
+    of its own."""
+
+    def on(name: str) -> bool:
+        return enabled is None or name in enabled
+
     key: Any
     v: Any
     new_pods: list[tuple[int, Pod]] = [(i, p) for i, plan in enumerate(plans) for p in plan.new]
@@ -149,10 +174,10 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
         sig = _signature_memo(sig_memo, p, i, identity_read)
         base = by_sig.get(sig)
         if base is None:
-            base = by_sig[sig] = _static_failures(p, cluster)
+            base = by_sig[sig] = _static_failures(p, cluster, enabled)
         if p.spec.volumes:
             assert vclasses is not None
-            v = volumebinding.volume_verdicts(p, cluster, base, vclasses, vb_pre_filter, _ORDER)
+            v = volumebinding.volume_verdicts(p, cluster, base, vclasses, vb_pre_filter, _ORDER, enabled)
             details[p.key] = volumebinding.claim_detail(p, vb_pre_filter)
         else:
             v = base
@@ -190,7 +215,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
                     workload=str(plans[i].ref),
                     labels=dict(p.labels),
                     requests=dict(p.spec.requests),
-                    host_ports=bool(p.spec.host_ports),
+                    host_ports=bool(p.spec.host_ports) and on(nodeports.NAME),
                 )
             )
             group_pods.append([])
@@ -203,8 +228,8 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     # 3. constraints' shapes: topology keys, per-node or zone-like
     # pods of one template (an OrderedReady StatefulSet's are one group each) share their counts
     rep_sig = [_signature(rep, ctx.plan_of[rep.key], identity_read) + ((rep.key,) if reads_pod_identity(rep) else ()) for rep in reps]
-    spread = podtopologyspread.pre_filter_states(reps, rep_sig, cluster)
-    topo_keys = spread.topology_keys | interpodaffinity.topology_keys(reps)
+    spread = podtopologyspread.pre_filter_states(reps if on(pts.NAME) else [], rep_sig, cluster)
+    topo_keys = spread.topology_keys | (interpodaffinity.topology_keys(reps) if on(ipa.NAME) else set())
     per_node = _per_node_keys(cluster, topo_keys)
     zone_keys = sorted((topo_keys - per_node) | {LABEL_ZONE})
 
@@ -214,15 +239,21 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     for g, rep in enumerate(reps):
         ck = (tuple(sorted(rep.spec.requests.items())), groups[g].count)
         if ck not in cap_memo:
-            cap_memo[ck] = noderesources.capacities(rep, nodes, groups[g].count)
+            # NodeResourcesFit disabled: no room is counted (nor pod slots: its Filter counts them)
+            cap_memo[ck] = noderesources.capacities(rep, nodes, groups[g].count) if on(noderesources.NAME) else [groups[g].count] * len(nodes)
         caps.append(cap_memo[ck])
     multi_vector = len({tuple(sorted(g.requests.items())) for g in groups}) > 1
     podtopologyspread.node_facts(spread, reps, rep_sig, nodes, per_node)
-    affinity_specs = interpodaffinity.affinity_specs(reps, nodes, cluster)
+    affinity_specs = interpodaffinity.affinity_specs(reps, nodes, cluster) if on(ipa.NAME) else []
     # NodeVolumeLimits: CSI volumes per driver per node (None: no node limits a driver in use)
-    vfacts = nodevolumelimits.volume_facts(reps, [p for _, p in new_pods], cluster)
+    vfacts = nodevolumelimits.volume_facts(reps, [p for _, p in new_pods], cluster) if on(nodevolumelimits.NAME) else None
     # groups bringing different volumes share a node's room exactly only on one-node classes
     volume_vector = vfacts is not None and len(groups) > 1
+    # DefaultPreemption: the victims, per node (each such node a class of its own)
+    vf = None
+    if preemption is not None:
+        vf = defaultpreemption.victim_facts(reps, [g.count for g in groups], cluster, group_verdicts, preemption.keep, enabled)
+    victim_nodes = vf.nodes if vf is not None else set()
 
     node_keys = []
     for j, ni in enumerate(nodes):
@@ -236,7 +267,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
             tuple(tuple(labels.get(k) is not None for k in sorted(per_node))),
             tuple(f[j] for _, _, f in affinity_specs),
             vfacts.node_key(len(groups), j) if vfacts is not None else None,
-            ni.name if (multi_vector or volume_vector or not aggregate) else None,
+            ni.name if (multi_vector or volume_vector or not aggregate or j in victim_nodes) else None,
         )
         node_keys.append(key)
     class_of_key: dict[tuple, int] = {}
@@ -247,8 +278,11 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
         ni = nodes[j]
         if ci is None:
             ci = class_of_key[key] = len(classes)
-            free = {r: ni.node.allocatable.get(r, 0) - ni.requested.get(r, 0) for r in {r for g in groups for r in g.requests}}
-            free[PODS] = ni.node.allocatable.get(PODS, 0) - len(ni.pods)
+            if on(noderesources.NAME):
+                free = {r: ni.node.allocatable.get(r, 0) - ni.requested.get(r, 0) for r in {r for g in groups for r in g.requests}}
+                free[PODS] = ni.node.allocatable.get(PODS, 0) - len(ni.pods)
+            else:
+                free = {}
             classes.append(
                 NodeClass(
                     index=ci,
@@ -264,6 +298,23 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
         classes[ci].nodes.append(ni.name)
         ctx.node_class[ni.name] = ci
     volume_limits = vfacts.constraints(class_rep, len(groups)) if vfacts is not None else []
+    victims: list[Victim] = []
+    victim_at: dict[tuple[int, str], int] = {}  # (node index, pod key) -> victim
+    if vf is not None and preemption is not None:
+        for j in sorted(vf.on_node):
+            ci = ctx.node_class[nodes[j].name]
+            vcls = classes[ci]
+            vcls.cap_preempt = vf.cap_preempt[j]
+            for pod in vf.on_node[j]:
+                req = {r: pod.spec.requests.get(r, 0) for r in vcls.free if r != PODS}
+                if PODS in vcls.free:
+                    req[PODS] = 1
+                preemptors = sorted(g for g in vf.usable[j] if can_evict(reps[g].spec.priority, pod))
+                vi = len(victims)
+                victims.append(Victim(vi, pod.key, nodes[j].name, ci, pod.spec.priority, req, preemptors,
+                                      defaultpreemption.budgets_of(pod, preemption.pdbs)))
+                victim_at[j, pod.key] = vi
+                vcls.victims.append(vi)
 
     # 5. static exclusions per group and plugin
     for g, gv in enumerate(group_verdicts):
@@ -284,19 +335,32 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
                         parts.append(d)
                 objects = objs
                 detail = "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
-            groups[g].exclusions.append(Exclusion(plugin, reason, cls, objects, detail))
+            unless: dict[int, list[int]] = {}
+            if vf is not None:
+                for ci in cls:
+                    j = class_rep[ci]
+                    keys = vf.blockers.get((g, j), {}).get(plugin)
+                    if keys:
+                        unless[ci] = [victim_at[j, k] for k in keys]
+            groups[g].exclusions.append(Exclusion(plugin, reason, cls, objects, detail, unless))
 
     # 6. spread signatures shared by groups
     problem = Problem(classes=classes, groups=groups, ordered=ordered_mode, exact_packing=True, notes=notes, volume_limits=volume_limits)
-    podtopologyspread.add_spreads(problem, spread, reps, groups, per_node, ctx.node_class, nodes, ordered_mode)
+    if victims and preemption is not None:
+        problem.victims = victims
+        problem.budgets = defaultpreemption.budgets(preemption.pdbs)
+    victim_pods = [(v.index, cluster.by_name[v.node], v.node_class) for v in victims]
+    podtopologyspread.add_spreads(problem, spread, reps, groups, per_node, ctx.node_class, nodes, ordered_mode, victim_pods, victim_at)
 
     members: list[list[NodeInfo]] = [[] for _ in classes]
     for ni in nodes:
         members[ctx.node_class[ni.name]].append(ni)
-    volumebinding.static_claims(problem, reps, members, vb_pre_filter)
+    if on(volumebinding.NAME):
+        volumebinding.static_claims(problem, reps, members, vb_pre_filter)
 
     # 7. anti-affinity and affinity among the new pods
-    interpodaffinity.add_terms(problem, reps, groups, affinity_specs, per_node, ctx.node_class, nodes, cluster)
+    if on(ipa.NAME):
+        interpodaffinity.add_terms(problem, reps, groups, affinity_specs, per_node, ctx.node_class, nodes, cluster)
     if len(plans_with_new) > 1 and any(plans[i].ordered for i in plans_with_new):
         notes.append("several workloads with OrderedReady: the model checks without order; the witness keeps each workload's order")
     return problem, ctx

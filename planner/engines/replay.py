@@ -52,6 +52,7 @@ from planner.engines.workloads import (
     is_running,
     owned_by,
     parse_workload,
+    rollout_under_way,
     room_bound,
 )
 from planner.errors import InputError, UsageError
@@ -340,7 +341,7 @@ class Simulator:
         next cycle for it (schedule_one.go evaluateNominatedNode: the nominated node is tried
         first, and taken without scoring when it passes the filters).  A pod never preempts pods
         of its own or a higher priority, so preemption cannot loop."""
-        if pod.spec.preemption_policy == preemption.PREEMPT_NEVER or pod.spec.priority <= self._min_priority():
+        if not preemption.may_preempt(pod.spec) or pod.spec.priority <= self._min_priority():
             return False
         filters = self._filters(pod)
         ev = runtime.evaluate(pod, self.cluster, filters)
@@ -420,7 +421,7 @@ class Simulator:
             ref = a["ref"]
             obj = find_workload(snap, ref)
             tpl = obj.template
-            if not a.get("image") and not self.complete(ref):
+            if not a.get("image") and rollout_under_way(snap, obj, self._pods_of(ref)):
                 # a rollout is already under way (the template differs from what runs): follow it
                 self._event("rollout-in-progress", object=str(ref))
                 return

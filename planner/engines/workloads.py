@@ -139,6 +139,22 @@ def is_running(p: Pod) -> bool:
     return p.assigned and not p.terminating
 
 
+def rollout_under_way(snap: Snapshot, obj: Deployment | StatefulSet, pods: Iterable[Pod]) -> bool:
+    """The workload is mid-rollout: its live pods (``pods``, not terminal) are of more than one
+    revision, or of none that is current (a Deployment's template matches no ReplicaSet; a
+    StatefulSet's update revision differs from its current one).  A workload whose pods are all
+    of the current revision is not, even when one of them is unready (a crash-looping replica):
+    kubectl rollout restart still starts a rollout there."""
+    live = [p for p in pods if not p.terminal]
+    if isinstance(obj, Deployment):
+        from planner.controllers.deployment import new_replicaset_of
+
+        hashes = {p.labels.get(LABEL_POD_TEMPLATE_HASH) for p in live}
+        return len(hashes) > 1 or (new_replicaset_of(snap, obj) is None and bool(live))
+    revs = {p.labels.get("controller-revision-hash") for p in live}
+    return len(revs) > 1 or bool(obj.update_revision and obj.current_revision and obj.update_revision != obj.current_revision)
+
+
 @dataclass
 class Plan:
     """What reaching N replicas means for one workload."""
@@ -348,13 +364,21 @@ def _few(names: list[str], k: int = 4) -> str:
 
 
 def room_bound(
-    snap: Snapshot, ref: WorkloadRef, replicas: int, preemption: bool = False, cluster: ClusterState | None = None, running: list[Pod] | None = None
+    snap: Snapshot,
+    ref: WorkloadRef,
+    replicas: int,
+    preemption: bool = False,
+    cluster: ClusterState | None = None,
+    running: list[Pod] | None = None,
+    enabled: frozenset[str] | None = None,
 ) -> RoomBound:
     """RoomBound for ``replicas`` of ``ref`` on ``cluster`` (default: the snapshot's), in one pass
     over the nodes.  ``preemption``: pods of a lower priority than the template's (which
     DefaultPreemption may evict, unless the template says preemptionPolicy: Never) leave their room
     free, as the replay may evict them.  ``running``: the workload's running pods, when the caller
-    (the replay) knows them."""
+    (the replay) knows them.  ``enabled``: the profile's filter plugins by name (None: the
+    default profile's); a node filter it disables (TaintToleration, NodeAffinity,
+    NodeUnschedulable) rules no node out."""
     from planner.priority import resolve_spec
 
     obj = find_workload(snap, ref)
@@ -370,38 +394,47 @@ def room_bound(
             o = get_ordinal(obj, p)
             if not lo <= o < hi:
                 freed.setdefault(p.spec.node_name, []).append(p)
-    more, alone, nodes, excluded, evicting = room_for(spec, cluster, freed, preemption)
+    more, alone, nodes, excluded, evicting = room_for(spec, cluster, freed, preemption, enabled)
     return RoomBound(ref, replicas, len(owned), more, alone, nodes, excluded, evicting)
 
 
 def room_for(
-    spec: PodSpec, cluster: ClusterState, freed: dict[str, list[Pod]] | None = None, preemption: bool = False
+    spec: PodSpec,
+    cluster: ClusterState,
+    freed: dict[str, list[Pod]] | None = None,
+    preemption: bool = False,
+    enabled: frozenset[str] | None = None,
 ) -> tuple[int, dict[str, int], list[str], list[str], bool]:
     """The most more pods of ``spec`` the nodes of ``cluster`` have room for (RoomBound's
     arithmetic): ``(more, alone, nodes counted, nodes excluded, lower-priority pods counted as
-    evictable)``.  ``freed``: node -> pods whose room counts as free."""
+    evictable)``.  ``freed``: node -> pods whose room counts as free; ``enabled``: as room_bound's."""
     from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
+    from planner.scheduler.plugins.defaultpreemption.preemption import may_preempt, victims_of
     from planner.scheduler.plugins.noderesources.fit import is_scalar_resource_name
     from planner.scheduler.plugins.nodeunschedulable.filtering import TAINT_NODE_UNSCHEDULABLE
 
     freed = freed or {}
     # the resources NodeResourcesFit checks
     reqs = {r: q for r, q in spec.requests.items() if q > 0 and (r in ("cpu", "memory", "ephemeral-storage") or is_scalar_resource_name(r))}
-    evict_below = spec.priority if preemption and spec.preemption_policy != "Never" else None
+    evict_below = spec.priority if preemption and may_preempt(spec) else None
     cordon_ok = find_untolerated_taint([TAINT_NODE_UNSCHEDULABLE], spec.tolerations) is None
+    on = (lambda name: True) if enabled is None else enabled.__contains__
+    taints_on, affinity_on = on("TaintToleration"), on("NodeAffinity")
+    cordon_ok = cordon_ok or not on("NodeUnschedulable")
     alone = {"pod slots": 0, **{r: 0 for r in sorted(reqs)}}
     more = 0
     nodes: list[str] = []
     excluded: list[str] = []
     for ni in cluster.node_infos:
         node = ni.node
-        if (node.unschedulable and not cordon_ok) or find_untolerated_taint(node.taints, spec.tolerations) is not None or not pod_matches_node_selector_and_affinity(spec, node):
+        if ((node.unschedulable and not cordon_ok) or (taints_on and find_untolerated_taint(node.taints, spec.tolerations) is not None)
+                or (affinity_on and not pod_matches_node_selector_and_affinity(spec, node))):
             excluded.append(node.name)
             continue
         nodes.append(node.name)
         gone = list(freed.get(node.name, ()))
         if evict_below is not None:
-            gone += [p for p in ni.pods if p.spec.priority < evict_below]
+            gone += victims_of(spec, ni.pods)
         used = dict(ni.requested)
         for p in gone:
             for r, q in p.spec.requests.items():
@@ -420,12 +453,16 @@ def room_for(
 BOUND_SLACK = 1000  # counts this close past the bound still get the solver's detailed why
 
 
-def past_bound(snap: Snapshot, ref: WorkloadRef, replicas: int | None, slack: int = BOUND_SLACK) -> RoomBound | None:
+def past_bound(
+    snap: Snapshot, ref: WorkloadRef, replicas: int | None, slack: int = BOUND_SLACK, enabled: frozenset[str] | None = None
+) -> RoomBound | None:
     """The bound when ``replicas`` (default spec.replicas) is more than ``slack`` past it, else
     None.  Counts just past it are left to the full check, whose explanation names the zones and
-    nodes that run out; farther ones are answered by the arithmetic alone, without planning pods."""
+    nodes that run out; farther ones are answered by the arithmetic alone, without planning pods.
+    Lower-priority pods count as free room (check preempts them); ``enabled``: the profile's
+    filter plugins (None: the default profile's; without NodeResourcesFit there is no bound)."""
     n = find_workload(snap, ref).replicas if replicas is None else replicas
-    if n <= slack:
+    if n <= slack or (enabled is not None and "NodeResourcesFit" not in enabled):
         return None
-    b = room_bound(snap, ref, n)
+    b = room_bound(snap, ref, n, preemption=True, enabled=enabled)
     return b if n > b.max_replicas + slack else None

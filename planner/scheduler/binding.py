@@ -10,8 +10,9 @@ docs/semantics.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.domain import (
     LABEL_HOSTNAME,
@@ -28,6 +29,9 @@ from planner.domain import (
     terms_read_pod_identity,
 )
 from planner.scheduler.framework import ClusterState
+
+if TYPE_CHECKING:
+    from planner.scheduler.registry import FilterPlugin
 
 
 def provisioned_pv(pvc: PersistentVolumeClaim, node: Node, cluster: ClusterState) -> PersistentVolume:
@@ -103,13 +107,16 @@ class WitnessFilters:
     the whole cluster again for every pod placed.  Every other plugin runs its PreFilter each time
     (they read the pod and the volume objects, not the other pods)."""
 
-    def __init__(self, cluster: ClusterState) -> None:
+    def __init__(self, cluster: ClusterState, plugins: Sequence[FilterPlugin] | None = None) -> None:
         from planner.scheduler.plugins.interpodaffinity import filtering as ipa
         from planner.scheduler.plugins.podtopologyspread import filtering as pts
         from planner.scheduler.runtime import filter_plugins
 
         self.cluster = cluster
-        self.mods = filter_plugins()
+        # the profile's filter plugins (--scheduler-config), else the default profile's; the two
+        # counting plugins keep their states current (a profile's PodTopologySpread with List
+        # defaults is applied to the pods beforehand: planner.scheduler.config.default_pods)
+        self.mods = list(plugins) if plugins is not None else filter_plugins()
         self.counting = {pts.NAME: pts, ipa.NAME: ipa}
         self.states: dict[tuple, dict[str, Any]] = {}  # pod signature -> plugin -> (state, status)
         # pod key -> plugin -> (state, status) of the other plugins, until the next placement

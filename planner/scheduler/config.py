@@ -352,29 +352,22 @@ def _profile(errs: _Errors, path: str, rp: dict, name: str, pct: int) -> Profile
 
 
 def feasibility_notes(config: SchedulerConfig, profile: Profile) -> list[str]:
-    """What planner check and capacity (feasibility: the CP-SAT model of the default filters)
+    """What planner check and capacity (feasibility: the CP-SAT model and the witness replay)
     honour of a --scheduler-config profile, as notes."""
     src = config.source
     out = [
-        f"scheduler profile {profile.scheduler_name!r} from {src}: scoring (weights, scoringStrategy, ScheduleAnyway "
-        "default spread constraints) does not change which replica counts are feasible; it is honoured by simulate and explain"
+        f"scheduler profile {profile.scheduler_name!r} from {src}: its filters decide feasibility; scoring (weights, "
+        "scoringStrategy, ScheduleAnyway default spread constraints) only ranks feasible nodes and never changes which "
+        "replica counts are schedulable (simulate and explain follow it)"
     ]
-    disabled = [m.NAME for m in FILTER_PLUGINS if m not in profile.filters]
+    disabled = [m.NAME for m in FILTER_PLUGINS if m.NAME not in profile.filter_names]
     if disabled:
-        out.append(
-            f"the profile disables the filter(s) {', '.join(disabled)}; check still applies every default filter "
-            "(a placement found is valid under the profile too, an UNSCHEDULABLE answer may be stricter than the profile)"
-        )
+        out.append(f"the profile disables the filter(s) {', '.join(disabled)}: their constraints are left out")
     if profile.spread_defaults_do_not_schedule:
         cs = ", ".join(
             f"{c.topology_key} maxSkew {c.max_skew}" for c in profile.spread_defaults if c.when_unsatisfiable == DO_NOT_SCHEDULE
         )
-        out.append(
-            f"the profile's DoNotSchedule default spread constraints ({cs}) are not encoded by check "
-            "(a placement found may violate them: replay it with simulate)"
-        )
-    if not disabled and not profile.spread_defaults_do_not_schedule:
-        out.append("the profile's filters are the default profile's: the answer holds for it")
+        out.append(f"the profile's DoNotSchedule default spread constraints ({cs}) apply to pods without constraints of their own")
     return out
 
 
@@ -547,6 +540,28 @@ def defaulted_pod(pod: Pod, defaults: tuple[TopologySpreadConstraint, ...]) -> P
     return replace(pod, spec=replace(pod.spec, topology_spread_constraints=cs))
 
 
+def default_pods(pods: list[Pod], profile: Profile) -> list[Pod]:
+    """The pods as ``profile``'s PodTopologySpread sees them when it filters (List defaulting with
+    a DoNotSchedule default): each pod without constraints of its own carries the defaults
+    (defaulted_pod), so that every engine that filters or encodes it (check's CP-SAT problem,
+    its witness) applies them as the pod's own constraints, as upstream does.  Pods of one
+    template share the defaulted spec.  Any other profile: the pods as they are."""
+    if not profile.spread_defaults_do_not_schedule:
+        return pods
+    memo: dict[tuple, Pod | None] = {}
+    out = []
+    for p in pods:
+        if p.spec.topology_spread_constraints:
+            out.append(p)
+            continue
+        k = (id(p.spec), p.owner, p.namespace)
+        if k not in memo:
+            memo[k] = defaulted_pod(p, profile.spread_defaults)
+        d = memo[k]
+        out.append(p if d is None else replace(p, spec=d.spec))
+    return out
+
+
 class _Defaulted:
     """The pods as the profile's PodTopologySpread sees them, memoised per pod object."""
 
@@ -609,4 +624,4 @@ def _with_list_spread_defaults(prof: Profile) -> Profile:
     return replace(prof, filters=tuple(filters), scorers=scorers)
 
 
-__all__ = ["API_VERSION", "KIND", "SchedulerConfig", "defaulted_pod", "feasibility_notes", "merge_plugin_set", "parse_config"]
+__all__ = ["API_VERSION", "KIND", "SchedulerConfig", "default_pods", "defaulted_pod", "feasibility_notes", "merge_plugin_set", "parse_config"]

@@ -151,3 +151,87 @@ def test_statefulset_min_ready_seconds_without_transition_time_never_available()
     sts = replace(statefulset(2), min_ready_seconds=30)
     snap = snapshot(sts, _running(sts, 0, since=""))
     assert created_pods(reconcile_statefulset(snap, sts.key)) == []
+
+
+# --------------------------------------------------------------------------- Deployments: minReadySeconds
+
+
+def _rs_pod(rs: ReplicaSet, i: int, ready: bool | None = True, since: str = T0) -> Pod:
+    return Pod("default", f"{rs.name}-{i}", dict(rs.template.labels), replace(rs.template.spec, node_name=f"node-{i}"),
+               phase="Running", owner=OwnerRef("ReplicaSet", rs.name, rs.uid, True), uid=f"uid-{rs.name}-{i}",
+               ready=ready, ready_since=since if ready else "")
+
+
+@pytest.mark.parametrize(
+    "min_ready, ready, since, want",
+    [
+        # replica_set_utils_test.go TestCalculateStatus "1 fully labelled pod": Ready, available
+        (0, True, "", (1, 1, 1)),
+        # "1 ready but non-available pod": minReadySeconds 3600 and a Ready condition without a
+        # lastTransitionTime (newPod's zero time) -- Ready, not available
+        (3600, True, "", (1, 1, 0)),
+        # "1 non-ready pod" (a Running replica whose Ready condition is False)
+        (0, False, "", (1, 0, 0)),
+        # the replay's settled view: Ready since a known time is available once minReadySeconds pass
+        (3600, True, T0, (1, 1, 1)),
+    ],
+)
+def test_replicaset_status_honours_min_ready_seconds(min_ready: int, ready: bool, since: str, want: tuple) -> None:
+    from planner.controllers.replicaset import replicaset_status
+
+    rs = replace(RS, min_ready_seconds=min_ready)
+    snap = snapshot(rs, [_rs_pod(rs, 0, ready, since)])
+    st = replicaset_status(snap, rs)
+    assert (st.replicas, st.ready_replicas, st.available_replicas) == want
+
+
+def test_convert_reads_replicaset_min_ready_seconds() -> None:
+    rs = Converter().replicaset({"metadata": {"name": "r"}, "spec": {"replicas": 1, "minReadySeconds": 45}})
+    assert rs.min_ready_seconds == 45
+
+
+def _rollout_world(min_ready: int):
+    """web: 3 replicas (maxSurge 1, maxUnavailable 0), the old ReplicaSet's 3 pods available, the
+    new ReplicaSet's surge pod Ready but with no lastTransitionTime."""
+    from tests.controllers.world import deployment, replicaset
+
+    d = replace(deployment(3, image="v2"), min_ready_seconds=min_ready)
+    old = replace(replicaset(d, "v1", 3, 1, revision=1), min_ready_seconds=min_ready)
+    new = replace(replicaset(d, "v2", 1, 2, revision=2), min_ready_seconds=min_ready)
+    pods = [_rs_pod(old, i) for i in range(3)] + [_rs_pod(new, 3, since="")]
+    return d, old, new, snapshot(d, old, new, pods)
+
+
+@pytest.mark.parametrize("min_ready, old_after", [(0, 2), (30, None)])
+def test_deployment_rollout_counts_a_not_yet_available_pod_as_unavailable(min_ready: int, old_after: int | None) -> None:
+    """rolling.go reconcileOldReplicaSets: maxScaledDown = allPods - minAvailable - newRSUnavailable.
+    With minReadySeconds 30 the new pod (Ready, no lastTransitionTime) never becomes available
+    (IsPodAvailable), so 4 - 3 - 1 = 0 old pods may go; without it, one may (the old planner
+    ignored a Deployment's minReadySeconds and always scaled the old ReplicaSet down)."""
+    from planner.controllers.actions import ScaleReplicaSet
+    from planner.controllers.deployment import reconcile_deployment
+
+    d, old, _, snap = _rollout_world(min_ready)
+    scaled = {a.key: a.replicas for a in reconcile_deployment(snap, d.key) if isinstance(a, ScaleReplicaSet)}
+    assert scaled.get(old.key) == old_after
+
+
+def test_deployment_copies_min_ready_seconds_to_its_replicasets() -> None:
+    """sync.go getNewReplicaSet: a new ReplicaSet gets the Deployment's minReadySeconds, and an
+    existing new ReplicaSet whose minReadySeconds differs is updated to it."""
+    from planner.controllers.actions import CreateReplicaSet, ScaleReplicaSet
+    from planner.controllers.deployment import reconcile_deployment
+    from planner.controllers.reconciler import apply
+    from tests.controllers.world import deployment, replicaset
+
+    d = replace(deployment(2, image="v2"), min_ready_seconds=20)
+    old = replicaset(d, "v1", 2, 1)
+    snap = snapshot(d, old, [_rs_pod(old, i) for i in range(2)])
+    (created,) = [a for a in reconcile_deployment(snap, d.key) if isinstance(a, CreateReplicaSet)]
+    assert created.rs.min_ready_seconds == 20
+    new = replace(replicaset(d, "v2", 2, 2, revision=2), min_ready_seconds=0)
+    snap = snapshot(d, new, [_rs_pod(new, i) for i in range(2)])
+    acts = [a for a in reconcile_deployment(snap, d.key) if isinstance(a, ScaleReplicaSet) and a.key == new.key]
+    assert acts and acts[0].min_ready_seconds == 20
+    apply(snap, acts)
+    assert snap.replicasets[new.key].min_ready_seconds == 20

@@ -42,7 +42,7 @@ from planner.domain import (
     StatefulSet,
 )
 from planner.engines.replay import Simulator, Step
-from planner.engines.workloads import WorkloadRef, is_running, plan_workload
+from planner.engines.workloads import WorkloadRef, is_running, owned_by, plan_workload
 from planner.load import load_snapshot
 from planner.snapshot import Snapshot
 from tests.builders import node
@@ -80,9 +80,14 @@ def replay_scale(snap: Snapshot, ref: WorkloadRef, n: int) -> Replay | None:
             _new_replicaset(snap, ref, None, step0, sim.snap)
         return None
     ev = result["steps"][1]["events"]
+
+    def mine(key: str, where: Snapshot) -> bool:  # the workload's pod, not another's (a preemption victim)
+        p = where.pods.get(key)
+        return p is None or owned_by(where, p, ref)
+
     return Replay(
-        created=[e["pod"] for e in ev if e["type"] == "created"],
-        deleted={e["pod"] for e in ev if e["type"] == "deleted"},
+        created=[e["pod"] for e in ev if e["type"] == "created" and mine(e["pod"], sim.snap)],
+        deleted={e["pod"] for e in ev if e["type"] == "deleted" and mine(e["pod"], snap)},
         replicasets_created=[e["replicaset"] for e in ev if e["type"] == "replicaset-created"],
         replicasets_scaled={e["replicaset"] for e in ev if e["type"] == "scaled" and e.get("replicas") is not None},
         claims_created={e["claim"] for e in ev if e["type"] == "claim-created"},

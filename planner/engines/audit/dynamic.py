@@ -6,7 +6,6 @@ workload below its PodDisruptionBudget (both replayed by planner simulate on a c
 from __future__ import annotations
 
 from planner.controllers.controller_utils import is_pod_ready
-from planner.controllers.deployment import new_replicaset_of
 from planner.controllers.disruption import disruption_status, pods_for_pdb
 from planner.controllers.statefulset import get_ordinal
 from planner.domain import Deployment, StatefulSet, selector_matches
@@ -120,15 +119,10 @@ def _scaled_down(ctx: Context, w: Workload, k: int):
 
 
 def rollout_in_progress(w: Workload) -> bool:
-    """The snapshot is mid-rollout: pods of more than one revision, or none of the current one."""
-    o = w.obj
-    live = [p for p in w.pods if not p.terminal]
-    if isinstance(o, Deployment):
-        hashes = {p.labels.get("pod-template-hash") for p in live}
-        rs = new_replicaset_of(w.snap, o)
-        return len(hashes) > 1 or (rs is None and bool(live))
-    revs = {p.labels.get("controller-revision-hash") for p in live}
-    return len(revs) > 1 or bool(o.update_revision and o.current_revision and o.update_revision != o.current_revision)
+    """The snapshot is mid-rollout (planner.engines.workloads.rollout_under_way, the replay's rule)."""
+    from planner.engines.workloads import rollout_under_way
+
+    return rollout_under_way(w.snap, w.obj, w.pods)
 
 
 def rollout_deadlock(ctx: Context, w: Workload) -> Finding | None:

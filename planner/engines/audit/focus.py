@@ -25,6 +25,7 @@ from dataclasses import replace
 from planner.controllers.deployment import replicasets_of
 from planner.domain import Deployment, LabelSelector, Pod, StatefulSet, selector_matches
 from planner.engines.workloads import WorkloadRef
+from planner.scheduler.plugins.defaultpreemption.preemption import may_preempt, victims_of
 from planner.snapshot import Snapshot
 
 
@@ -134,13 +135,12 @@ class Focuser:
                     kept[p.key] = p
         # pods the workloads' pods could preempt (strictly lower priority: DefaultPreemption's
         # victims) stay pods, so that the replay may evict them as the full replay does
-        preemptor = max((w.template.spec.priority for w in workloads
-                         if w.template.spec.preemption_policy != "Never"), default=None)
-        if preemptor is not None:
+        preemptors = [w.template.spec for w in workloads if may_preempt(w.template.spec)]
+        if preemptors:
+            top = max(preemptors, key=lambda sp: sp.priority)
             for pods in self.by_ns.values():
-                for p in pods:
-                    if p.spec.priority < preemptor:
-                        kept.setdefault(p.key, p)
+                for p in victims_of(top, pods):
+                    kept.setdefault(p.key, p)
             if w.template.spec.host_ports:
                 for p in self.ports:
                     kept.setdefault(p.key, p)

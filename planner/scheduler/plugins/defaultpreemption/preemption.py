@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from planner.domain import LabelSelector, Pod, selector_matches
+from planner.domain import LabelSelector, Pod, PodSpec, selector_matches
 from planner.scheduler.framework import SKIP, UNRESOLVABLE, ClusterState, Status
 
 if TYPE_CHECKING:
@@ -90,6 +90,26 @@ def pod_priority(pod: Pod) -> int:
     return pod.spec.priority
 
 
+def may_preempt(spec: PodSpec) -> bool:
+    """The preemptionPolicy half of PodEligibleToPreemptOthers: a pod (template) whose policy is
+    Never never preempts.  Priority and policy are admission's (planner.priority.resolve_spec)."""
+    return spec.preemption_policy != PREEMPT_NEVER
+
+
+def can_evict(preemptor_priority: int, victim: Pod) -> bool:
+    """SelectVictimsOnNode's potential victims: pods of a strictly lower priority
+    (corev1helpers.PodPriority(pi.Pod) < podPriority); never the preemptor's own priority or higher."""
+    return pod_priority(victim) < preemptor_priority
+
+
+def victims_of(spec: PodSpec, pods: Sequence[Pod]) -> list[Pod]:
+    """The pods a pod of ``spec`` may evict among ``pods`` (none when it may not preempt): the one
+    rule the replay, explain, check and capacity share."""
+    if not may_preempt(spec):
+        return []
+    return [p for p in pods if can_evict(spec.priority, p)]
+
+
 def start_time_key(pod: Pod) -> str:
     """util.GetPodStartTime as a sortable key: status.startTime, else "now" (a pod not started
     yet is the latest)."""
@@ -110,7 +130,7 @@ def _importance_key(p: Pod) -> tuple[int, str]:
 
 def pod_eligible_to_preempt_others(pod: Pod, cluster: ClusterState, nominated_status: Status | None = None) -> tuple[bool, str]:
     """PodEligibleToPreemptOthers."""
-    if pod.spec.preemption_policy == PREEMPT_NEVER:
+    if not may_preempt(pod.spec):
         return False, NOT_ELIGIBLE_NEVER
     nom = pod.nominated_node_name
     if nom:
@@ -119,7 +139,7 @@ def pod_eligible_to_preempt_others(pod: Pod, cluster: ClusterState, nominated_st
         ni = cluster.by_name.get(nom)
         if ni is not None:
             prio = pod_priority(pod)
-            if any(pod_priority(p) < prio and p.terminating for p in ni.pods):
+            if any(can_evict(prio, p) and p.terminating for p in ni.pods):
                 return False, NOT_ELIGIBLE_TERMINATING
     return True, ""
 
@@ -185,7 +205,7 @@ def select_victims_on_node(
     work = cluster.clone()
     ni = work.own(node)
     prio = pod_priority(pod)
-    potential = [p for p in ni.pods if pod_priority(p) < prio]
+    potential = [p for p in ni.pods if can_evict(prio, p)]
     for p in potential:
         ni.remove_pod(p)
     if not potential:
@@ -301,7 +321,7 @@ def post_filter(
                                 f"Preemption is not helpful for scheduling.")
     # no lower-priority pod anywhere: no node can offer victims (SelectVictimsOnNode's first check)
     prio = pod_priority(pod)
-    if not any(pod_priority(p) < prio for n in potential for p in cluster.by_name[n].pods):
+    if not any(can_evict(prio, p) for n in potential for p in cluster.by_name[n].pods):
         return PostFilterResult(None, message=f"preemption: 0/{len(cluster.node_infos)} nodes are available: "
                                 f"{len(potential)} {NO_VICTIMS}.")
     candidates, failed = dry_run_preemption(pod, cluster, potential, pdbs, offset % len(potential), None, plugins)

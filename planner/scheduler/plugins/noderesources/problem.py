@@ -9,6 +9,8 @@ from planner.domain import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod
 from planner.scheduler.framework import NodeInfo
 from planner.scheduler.plugins.noderesources import fit
 
+NAME = fit.NAME
+
 
 def capacities(pod: Pod, nodes: list[NodeInfo], limit: int) -> list[int]:
     """Per node: how many more pods like ``pod`` fit (NodeResourcesFit, repeated), at most ``limit``."""

@@ -21,9 +21,9 @@ from models.problem import VolumeLimit
 from planner.domain import Pod
 from planner.scheduler.framework import ClusterState
 from planner.scheduler.plugins.nodevolumelimits.common import attachable_volumes, volume_limits
-from planner.scheduler.plugins.nodevolumelimits.filtering import attached_counts
+from planner.scheduler.plugins.nodevolumelimits.filtering import NAME, attached_counts
 
-__all__ = ["VolumeFacts", "volume_facts"]
+__all__ = ["NAME", "VolumeFacts", "volume_facts"]
 
 
 class VolumeFacts:

@@ -95,8 +95,13 @@ def add_spreads(
     node_class: Mapping[str, int],
     nodes: list[NodeInfo],
     ordered_mode: bool,
+    victim_nodes: list[tuple[int, NodeInfo, int]] | None = None,
+    victim_at: Mapping[tuple[int, str], int] | None = None,
 ) -> None:
-    """One ``Spread`` per constraint signature, shared by the groups that carry it."""
+    """One ``Spread`` per constraint signature, shared by the groups that carry it.
+    ``victim_nodes``/``victim_at``: the preemption victims (index, node, class) and their index
+    by (node position, pod key): those the selector counts (PreFilter's counting: the same
+    namespace, not terminating, on an eligible node) lower their domain's count when preempted."""
     sig_index: dict[tuple, Spread] = {}
     for (g, c), pnc, elig in zip(facts.sigs, facts.per_node_counts, facts.eligibility):
         rep = reps[g]
@@ -132,4 +137,16 @@ def add_spreads(
             for h, hrep in enumerate(reps):
                 if hrep.namespace == rep.namespace and sel is not None and not sel.empty and sel.matches(hrep.labels):
                     s.matchers.append(h)
+            if victim_nodes and victim_at is not None and sel is not None and not sel.empty:
+                elig_set = set(elig_classes)
+                pos = {ni.name: j for j, ni in enumerate(nodes)}
+                for vi, ni, ci in victim_nodes:
+                    if ci not in elig_set:
+                        continue
+                    j = pos[ni.name]
+                    for p in ni.pods:
+                        if victim_at.get((j, p.key)) != vi or p.terminating or p.namespace != rep.namespace or not sel.matches(p.labels):
+                            continue
+                        key_d: str | int = ci if is_per_node else ni.node.labels.get(c.topology_key, "")
+                        s.victims.setdefault(key_d, []).append(vi)
         s.carriers[g] = c.self_match

@@ -20,6 +20,8 @@ from planner.scheduler.plugins.volumebinding import filtering as volumebinding
 from planner.scheduler.plugins.volumerestrictions import filtering as volumerestrictions
 from planner.scheduler.plugins.volumezone import filtering as volumezone
 
+NAME = volumebinding.NAME
+
 # The per-pod volume filters with static verdicts, in filter order.  VolumeRestrictions' verdict
 # (a ReadWriteOncePod claim already in use) reads no node at all, so one Filter call per class
 # of volume_classes is exact for it too.
@@ -85,9 +87,11 @@ def volume_verdicts(
     vclasses: list[list[int]],
     pre_filter: PreFilterMemo,
     order: Mapping[str, int],
+    enabled: frozenset[str] | None = None,
 ) -> Verdicts:
     """``base`` (the verdicts of the pod's template) with VolumeBinding's and VolumeZone's
-    verdicts for this pod merged in, each node's row sorted by ``order`` (plugin name -> rank).
+    verdicts for this pod merged in, each node's row sorted by ``order`` (plugin name -> rank);
+    ``enabled``: the profile's filter plugins by name (None: every one).
 
     The volume Filters run once per class of ``vclasses`` (nodes they cannot tell apart, see
     volume_classes), or once per node when a claim's selected-node annotation reads its name."""
@@ -95,6 +99,8 @@ def volume_verdicts(
     everywhere: list[tuple[str, str]] = []  # a PreFilter's rejection holds on every node
     extras: dict[int, list[tuple[str, str]]] = {}
     for mod in VOLUME_PLUGINS:
+        if enabled is not None and mod.NAME not in enabled:
+            continue  # disabled in the scheduling profile
         state, status = pre_filter(pod) if mod is volumebinding else mod.pre_filter(pod, cluster)
         if status is not None:
             everywhere.append((mod.NAME, status.message))
