@@ -155,7 +155,7 @@ class Snapshot:
     @cached_property
     def selector_overlaps(self) -> nx.DiGraph:
         """Workload A -> workload B when a spread or pod (anti-)affinity selector of A's template
-        counts B's pods (same namespace, or the term's namespaces): the blue/green trap of seed 000.
+        counts B's pods (same namespace, or the term's namespaces): the blue/green trap of the blue/green incident.
 
         Node ids are ("Deployment" | "StatefulSet", "ns/name"); edge attribute ``via`` lists what
         matched, e.g. "topologySpreadConstraints[0] (topology.kubernetes.io/zone)".

@@ -37,7 +37,7 @@ def test_release_scoped_selectors_do_not():
 
 
 def test_ownership_chain_statefulset_pod_pvc_pv():
-    snap = build_snapshot(read_objects([str(SCENARIOS / "seed-001-hpa-parallel.yaml")]))
+    snap = build_snapshot(read_objects([str(SCENARIOS / "hpa-scale-up-retained-volume.yaml")]))
     g = snap.ownership
     assert g.has_edge(("StatefulSet", "default/search"), ("Pod", "default/search-0"))
     assert g.has_edge(("Pod", "default/search-0"), ("PersistentVolumeClaim", "default/data-search-0"))
@@ -49,7 +49,7 @@ def test_ownership_chain_statefulset_pod_pvc_pv():
 def test_base_cluster_is_built_at_load_and_a_copy_builds_its_own():
     from planner.load import load_snapshot
 
-    snap = load_snapshot([str(SCENARIOS / "seed-001-hpa-parallel.yaml")])
+    snap = load_snapshot([str(SCENARIOS / "hpa-scale-up-retained-volume.yaml")])
     assert "_base_cluster" in snap.__dict__  # the scheduler cache is part of loading
     base = snap.base_cluster()
     assert base is snap.base_cluster()
@@ -75,7 +75,7 @@ def test_owner_index_follows_the_snapshot_as_it_changes():
         order = list(snap.pods)
         return sorted(found, key=lambda p: order.index(p.key))
 
-    snap = load_snapshot([str(SCENARIOS / "seed-001-hpa-parallel.yaml")])
+    snap = load_snapshot([str(SCENARIOS / "hpa-scale-up-retained-volume.yaml")])
 
     def scan(kind, ns, names):  # type: ignore[no-untyped-def]
         return [p for p in snap.pods.values() if p.owner is not None and p.owner.kind == kind and p.owner.name in names and p.namespace == ns]

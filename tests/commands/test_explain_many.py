@@ -10,9 +10,9 @@ import jsonschema
 from tests.commands.test_output_schemas import SCHEMAS
 from tests.conftest import SCENARIOS, run_cli
 
-SEED2 = SCENARIOS / "seed-002-spread-semantics.yaml"
-SEED3 = SCENARIOS / "seed-003-anti-affinity-zones.yaml"
-SEED1_REPLAY = SCENARIOS / "seed-001-hpa-replay.yaml"
+SEED2 = SCENARIOS / "zone-spread-scale-up.yaml"
+SEED3 = SCENARIOS / "zone-anti-affinity-six-replicas.yaml"
+SEED1_REPLAY = SCENARIOS / "hpa-scale-down-up-replay.yaml"
 BLOCKED = "default/my-app-6f95748f5b-bls7t"  # seed-002's Pending pod
 RUNNING = "batch/batch-worker-67876b4f55-rkf8h"
 

@@ -9,10 +9,10 @@ import pytest
 
 from tests.conftest import SCENARIOS, run_cli
 
-S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
-S002 = SCENARIOS / "seed-002-spread-semantics.yaml"
+S001 = SCENARIOS / "hpa-scale-up-retained-volume.yaml"
+S002 = SCENARIOS / "zone-spread-scale-up.yaml"
 POD = "batch/batch-worker-67876b4f55-rkf8h"  # 3 alike feasible nodes: one row
-S003 = SCENARIOS / "seed-003-anti-affinity-zones-fixed.yaml"
+S003 = SCENARIOS / "zone-anti-affinity-six-replicas-fixed.yaml"
 POD3 = "default/az-spread-test-6c77fcdb94-d7r5q"  # 4 feasible nodes, 4 totals
 
 

@@ -21,7 +21,7 @@ def test_plot_replaces_a_symlink_and_never_writes_through_it(tmp_path):
     plot = tmp_path / "plots" / "cap.png"
     plot.parent.mkdir()
     plot.symlink_to(outside)
-    r = run_cli(["capacity", SCENARIOS / "seed-001-hpa-parallel.yaml", "--workload", "statefulset/search", "--plot", plot])
+    r = run_cli(["capacity", SCENARIOS / "hpa-scale-up-retained-volume.yaml", "--workload", "statefulset/search", "--plot", plot])
     assert r.code in (0, 1) and "Traceback" not in r.err, r.err  # 1: a replica count fails (seed 001)
     assert outside.read_text() == "precious\n" and stat.S_IMODE(outside.stat().st_mode) == 0o600
     assert not plot.is_symlink() and plot.read_bytes().startswith(b"\x89PNG")
@@ -29,7 +29,7 @@ def test_plot_replaces_a_symlink_and_never_writes_through_it(tmp_path):
 
 
 def test_plot_into_a_directory_is_an_error(tmp_path):
-    r = run_cli(["capacity", SCENARIOS / "seed-001-hpa-parallel.yaml", "--workload", "statefulset/search", "--plot", tmp_path])
+    r = run_cli(["capacity", SCENARIOS / "hpa-scale-up-retained-volume.yaml", "--workload", "statefulset/search", "--plot", tmp_path])
     assert r.code == 2 and "is a directory" in r.err and list(tmp_path.iterdir()) == []
 
 

@@ -28,7 +28,7 @@ def test_schemas_are_valid():
         jsonschema.Draft202012Validator.check_schema(s)
 
 
-S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
+S001 = SCENARIOS / "hpa-scale-up-retained-volume.yaml"
 
 
 @pytest.mark.parametrize(
@@ -38,27 +38,27 @@ S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
         ("validate", ["validate", "/nonexistent.yaml"]),
         ("explain", ["explain", S001, "--pod", "default/search-2"]),
         ("explain", ["explain", S001, "--pod", "default/search-2", "--scores"]),
-        ("explain", ["explain", SCENARIOS / "seed-002-spread-semantics.yaml", "--pod", "batch/batch-worker-67876b4f55-rkf8h", "--scores"]),
-        ("explain", ["explain", SCENARIOS / "seed-002-spread-zone-hostname.yaml", "--pod", "default/my-app-7999fc7486-2dl2r", "--scores"]),
+        ("explain", ["explain", SCENARIOS / "zone-spread-scale-up.yaml", "--pod", "batch/batch-worker-67876b4f55-rkf8h", "--scores"]),
+        ("explain", ["explain", SCENARIOS / "zone-and-hostname-spread.yaml", "--pod", "default/my-app-7999fc7486-2dl2r", "--scores"]),
         ("check", ["check", S001, "--workload", "statefulset/search", "--replicas", "3"]),
         ("check", ["check", S001, "--workload", "statefulset/search", "--replicas", "4"]),
         ("capacity", ["capacity", S001, "--workload", "statefulset/search", "--zone-failure", "--add-nodes"]),
         ("capacity-pod", ["capacity", S001, "--pod-file", ROOT / "examples" / "pods" / "worker.yaml"]),
-        ("explain-list", ["explain", SCENARIOS / "seed-003-anti-affinity-zones.yaml", "-A"]),
-        ("explain-list", ["explain", SCENARIOS / "seed-002-spread-semantics.yaml", "--pod", "default/my-app-6f95748f5b-bls7t", "--pod", "batch/batch-worker-67876b4f55-rkf8h"]),
+        ("explain-list", ["explain", SCENARIOS / "zone-anti-affinity-six-replicas.yaml", "-A"]),
+        ("explain-list", ["explain", SCENARIOS / "zone-spread-scale-up.yaml", "--pod", "default/my-app-6f95748f5b-bls7t", "--pod", "batch/batch-worker-67876b4f55-rkf8h"]),
         ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "3"]),
         ("remediate", ["remediate", S001, "--workload", "statefulset/search", "--replicas", "4"]),
         ("remediate", ["remediate", SCENARIOS / "cordoned-node-hpa-helm.yaml", "--workload", "statefulset/api", "-n", "shop", "--replicas", "6", "--context", "prod"]),
-        ("remediate", ["remediate", SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "--workload", "deployment/web", "--rollout"]),
+        ("remediate", ["remediate", SCENARIOS / "rollout-hostname-anti-affinity.yaml", "--workload", "deployment/web", "--rollout"]),
         (
             "remediate",
-            ["remediate", SCENARIOS / "seed-001-hpa-replay.yaml", "--workload", "statefulset/search", "--steps", SCENARIOS / "seed-001-hpa-replay.yaml"],
+            ["remediate", SCENARIOS / "hpa-scale-down-up-replay.yaml", "--workload", "statefulset/search", "--steps", SCENARIOS / "hpa-scale-down-up-replay.yaml"],
         ),
         ("audit", ["audit", S001]),
-        ("audit", ["audit", SCENARIOS / "seed-004-rollout-anti-affinity.yaml"]),
-        ("audit", ["audit", SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml"]),
-        ("simulate", ["simulate", SCENARIOS / "seed-000-blue-green-replay.yaml", "--workload", "statefulset/blue"]),
-        ("simulate", ["simulate", SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "--workload", "deployment/web", "--rollout"]),
+        ("audit", ["audit", SCENARIOS / "rollout-hostname-anti-affinity.yaml"]),
+        ("audit", ["audit", SCENARIOS / "rollout-hostname-anti-affinity-fixed.yaml"]),
+        ("simulate", ["simulate", SCENARIOS / "blue-green-shared-selector-replay.yaml", "--workload", "statefulset/blue"]),
+        ("simulate", ["simulate", SCENARIOS / "rollout-hostname-anti-affinity.yaml", "--workload", "deployment/web", "--rollout"]),
         ("simulate", ["simulate", S001, "--workload", "statefulset/search", "--scale", "4"]),
     ],
 )
@@ -71,7 +71,7 @@ def test_output_matches_schema(name, args):
 
 def test_explain_scores_schema_rejects_scores_on_infeasible_nodes():
     """The schema holds what --scores promises: scores only on feasible nodes, integers 0..100."""
-    r = run_cli(["explain", SCENARIOS / "seed-002-spread-semantics.yaml", "--pod", "batch/batch-worker-67876b4f55-rkf8h", "--scores", "-o", "json"])
+    r = run_cli(["explain", SCENARIOS / "zone-spread-scale-up.yaml", "--pod", "batch/batch-worker-67876b4f55-rkf8h", "--scores", "-o", "json"])
     data = json.loads(r.out)
     scored = next(n for n in data["nodes"] if "scores" in n)
     assert scored["scores"] and "total_score" in scored

@@ -22,7 +22,7 @@ from tests.conftest import ROOT, SCENARIOS, run_cli
 
 WORKER = ROOT / "examples" / "pods" / "worker.yaml"
 CHART = ROOT / "examples" / "helm" / "web-chart.yaml"
-SEED1 = SCENARIOS / "seed-001-hpa-parallel.yaml"
+SEED1 = SCENARIOS / "hpa-scale-up-retained-volume.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_capacity_pod_file_of_a_deployment_manifest(tmp_path):
     doc = yaml.safe_load(CHART.read_text().split("# Source: web/templates/deployment.yaml\n", 1)[1].split("\n---", 1)[0])
     f = tmp_path / "web.yaml"
     f.write_text(yaml.safe_dump(doc))
-    data = _json(run_cli(["capacity", SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "--pod-file", f, "-o", "json"]))
+    data = _json(run_cli(["capacity", SCENARIOS / "rollout-hostname-anti-affinity.yaml", "--pod-file", f, "-o", "json"]))
     # a Deployment web exists: the copies are those of a new one
     assert data["pod"] == "default/web-copy" and any("web-copy" in n for n in data["notes"])
     # room for them, but the running web pods' required anti-affinity repels every pod labelled app=web-store

@@ -274,7 +274,7 @@ def test_statefulset_revision_of_loaded_set_is_kept() -> None:
     unchanged, so its pods are not rolled (seed 001 is already at its update revision)."""
     from planner.load import load_snapshot
 
-    snap = load_snapshot(["scenarios/seed-001-hpa-parallel.yaml"])
+    snap = load_snapshot(["scenarios/hpa-scale-up-retained-volume.yaml"])
     assert reconcile(snap) == []
 
 
@@ -345,7 +345,7 @@ def test_replay_seed_001_rollout_replaces_the_broken_pod_first() -> None:
     """Seed 001 rolled out: search-2 is Pending on the old revision, so (v1.37 two-phase delete) it
     is replaced at once as an unavailable pod; search-0 and search-1 wait while the new search-2
     cannot be placed (before kubernetes#137666 the gate-on controller deleted nothing at all)."""
-    result = _replay_rollout(["scenarios/seed-001-hpa-parallel.yaml"], "StatefulSet/search", "search:v2")
+    result = _replay_rollout(["scenarios/hpa-scale-up-retained-volume.yaml"], "StatefulSet/search", "search:v2")
     deleted = [e for e in result["steps"][1]["events"] if e["type"] == "deleted"]
     assert [e["pod"] for e in deleted] == ["default/search-2"]
     assert "unavailable Pod search-2" in deleted[0]["reason"]

@@ -28,28 +28,28 @@ RECORDED = ROOT / "tests" / "data" / "kubectl-standin" / "recorded" / "get-all.j
 
 # (scenario, rule, workload, severity): the rule each incident scenario must trigger, at this severity
 FIRES = [
-    ("seed-000-blue-green.yaml", "selector-broader-than-workload", "statefulset/default/green", "warning"),
-    ("seed-000-blue-green.yaml", "volumes-concentrated-in-one-domain", "statefulset/default/green", "error"),
-    ("seed-000-blue-green.yaml", "pods-pending", "statefulset/default/green", "error"),
-    ("seed-000-blue-green-replay.yaml", "selector-broader-than-workload", "statefulset/default/blue", "warning"),
-    ("seed-001-hpa-parallel.yaml", "retained-claims-pin-ordinals", "statefulset/default/search", "error"),
-    ("seed-001-hpa-replay.yaml", "retained-claims-pin-ordinals", "statefulset/default/search", "error"),
-    ("seed-002-spread-semantics.yaml", "spread-skew-exceeded", "deployment/default/my-app", "warning"),
+    ("blue-green-shared-selector.yaml", "selector-broader-than-workload", "statefulset/default/green", "warning"),
+    ("blue-green-shared-selector.yaml", "volumes-concentrated-in-one-domain", "statefulset/default/green", "error"),
+    ("blue-green-shared-selector.yaml", "pods-pending", "statefulset/default/green", "error"),
+    ("blue-green-shared-selector-replay.yaml", "selector-broader-than-workload", "statefulset/default/blue", "warning"),
+    ("hpa-scale-up-retained-volume.yaml", "retained-claims-pin-ordinals", "statefulset/default/search", "error"),
+    ("hpa-scale-down-up-replay.yaml", "retained-claims-pin-ordinals", "statefulset/default/search", "error"),
+    ("zone-spread-scale-up.yaml", "spread-skew-exceeded", "deployment/default/my-app", "warning"),
     # the rollout sticks on a pod that was Pending before it started, not on the old pods counted
-    ("seed-002-spread-semantics.yaml", "selector-counts-other-revisions", "deployment/default/my-app", "warning"),  # a warning: the replayed rollout sticks on this constraint
-    ("seed-003-anti-affinity-zones.yaml", "anti-affinity-replicas-exceed-domains", "deployment/default/az-spread-test-anti", "error"),
-    ("seed-003-anti-affinity-zones.yaml", "pods-pending", "deployment/default/az-spread-test-anti", "error"),
-    ("seed-004-rollout-anti-affinity.yaml", "rollout-deadlock", "deployment/default/web", "error"),
+    ("zone-spread-scale-up.yaml", "selector-counts-other-revisions", "deployment/default/my-app", "warning"),  # a warning: the replayed rollout sticks on this constraint
+    ("zone-anti-affinity-six-replicas.yaml", "anti-affinity-replicas-exceed-domains", "deployment/default/az-spread-test-anti", "error"),
+    ("zone-anti-affinity-six-replicas.yaml", "pods-pending", "deployment/default/az-spread-test-anti", "error"),
+    ("rollout-hostname-anti-affinity.yaml", "rollout-deadlock", "deployment/default/web", "error"),
     # the replayed rollout sticks on the required anti-affinity that counts the old pods
-    ("seed-004-rollout-anti-affinity.yaml", "selector-counts-other-revisions", "deployment/default/web", "warning"),
+    ("rollout-hostname-anti-affinity.yaml", "selector-counts-other-revisions", "deployment/default/web", "warning"),
 ]
 # the authors' fixes: nothing at all to report
 CLEAN = [
-    "seed-000-blue-green-fixed.yaml",
-    "seed-000-blue-green-replay-fixed.yaml",
-    "seed-001-hpa-replay-fixed.yaml",
-    "seed-003-anti-affinity-zones-fixed.yaml",
-    "seed-004-rollout-anti-affinity-fixed.yaml",
+    "blue-green-shared-selector-fixed.yaml",
+    "blue-green-shared-selector-replay-fixed.yaml",
+    "hpa-scale-down-up-replay-fixed.yaml",
+    "zone-anti-affinity-six-replicas-fixed.yaml",
+    "rollout-hostname-anti-affinity-fixed.yaml",
 ]
 
 
@@ -109,23 +109,23 @@ def test_every_rule_is_exercised():
 
 
 def test_details_carry_the_numbers():
-    _, d2 = audit_json(str(SCENARIOS / "seed-002-spread-semantics.yaml"))
+    _, d2 = audit_json(str(SCENARIOS / "zone-spread-scale-up.yaml"))
     skew = next(f for f in d2["findings"] if f["rule"] == "spread-skew-exceeded")
     assert skew["details"]["counts"] == {"us-east-2a": 3, "us-east-2b": 4, "us-east-2c": 2}
     assert (skew["details"]["skew"], skew["details"]["maxSkew"]) == (2, 1)
-    _, d1 = audit_json(str(SCENARIOS / "seed-001-hpa-parallel.yaml"))
+    _, d1 = audit_json(str(SCENARIOS / "hpa-scale-up-retained-volume.yaml"))
     hpa = next(f for f in d1["findings"] if f["rule"] == "retained-claims-pin-ordinals")
     assert hpa["details"]["unschedulable_replicas"] == [3] and hpa["details"]["non_monotonic"] == [3]
     assert "persistentvolumeclaim/default/data-search-2" in hpa["objects"]
     assert "horizontalpodautoscaler/default/search" in hpa["objects"]
-    _, d0 = audit_json(str(SCENARIOS / "seed-000-blue-green.yaml"))
+    _, d0 = audit_json(str(SCENARIOS / "blue-green-shared-selector.yaml"))
     vol = next(f for f in d0["findings"] if f["rule"] == "volumes-concentrated-in-one-domain")
     assert vol["details"]["pinned"] == {"zone-c": ["data-green-0", "data-green-1"]}
 
 
 def test_replay_scenario_finds_the_hpa_trap_before_it_springs():
-    """seed-001-hpa-replay: 4 pods run fine today; after the HPA's scale-down to 2, 3 sticks."""
-    _, data = audit_json(str(SCENARIOS / "seed-001-hpa-replay.yaml"))
+    """hpa-scale-down-up-replay: 4 pods run fine today; after the HPA's scale-down to 2, 3 sticks."""
+    _, data = audit_json(str(SCENARIOS / "hpa-scale-down-up-replay.yaml"))
     f = next(f for f in data["findings"] if f["rule"] == "retained-claims-pin-ordinals")
     assert f["details"]["from"] == {"3": "after a scale-down to 2"}
     # the fix reaches the goal as asked (3 replicas): running 4 through the HPA changes the goal,
@@ -134,14 +134,14 @@ def test_replay_scenario_finds_the_hpa_trap_before_it_springs():
 
 
 def test_fixes_are_remediate_plans():
-    _, data = audit_json(str(SCENARIOS / "seed-004-rollout-anti-affinity.yaml"))
+    _, data = audit_json(str(SCENARIOS / "rollout-hostname-anti-affinity.yaml"))
     f = next(f for f in data["findings"] if f["rule"] == "rollout-deadlock")
     fix = f["fix"]
     assert fix["goal"] == {"type": "rollout", "workload": "deployment/default/web", "replicas": None}
     assert {"cost", "destructive", "actions"} <= set(fix) and fix["actions"][0]["patches"]
     assert not fix["destructive"]
     # a rule whose cure is a selector change takes no unrelated plan
-    _, d0 = audit_json(str(SCENARIOS / "seed-000-blue-green.yaml"))
+    _, d0 = audit_json(str(SCENARIOS / "blue-green-shared-selector.yaml"))
     broad = next(f for f in d0["findings"] if f["rule"] == "selector-broader-than-workload")
     assert broad["fix"] is None or all(a["type"] in ("narrow-spread-selector", "add-match-label-keys") for a in broad["fix"]["actions"])
 
@@ -154,9 +154,9 @@ def test_fail_on():
     code, data = audit_json(str(path))
     assert code == 1 and data["findings"] and all(f["severity"] == "warning" for f in data["findings"])
     assert run_cli(["audit", path, "--fail-on", "error", "-o", "json"]).code == 0
-    assert run_cli(["audit", SCENARIOS / "seed-003-anti-affinity-zones.yaml", "--fail-on", "error"]).code == 1
+    assert run_cli(["audit", SCENARIOS / "zone-anti-affinity-six-replicas.yaml", "--fail-on", "error"]).code == 1
     # notes only: below the default gate, and the gate with --fail-on note
-    path = SCENARIOS / "seed-002-spread-zone-hostname.yaml"
+    path = SCENARIOS / "zone-and-hostname-spread.yaml"
     code, data = audit_json(str(path))
     assert code == 0 and data["findings"] and all(f["severity"] == "note" for f in data["findings"])
     assert data["summary"]["notes"] == len(data["findings"])
@@ -170,15 +170,15 @@ def test_fail_on():
 def test_errors_exit_2():
     r = run_cli(["audit", "/nonexistent.yaml"])
     assert r.code == 2 and "no such file" in r.err
-    r = run_cli(["audit", SCENARIOS / "seed-000-blue-green.yaml", "-n", "default", "-A"])
+    r = run_cli(["audit", SCENARIOS / "blue-green-shared-selector.yaml", "-n", "default", "-A"])
     assert r.code == 2 and "not both" in r.err
-    assert run_cli(["audit", SCENARIOS / "seed-000-blue-green.yaml", "--fail-on", "info"]).code == 2
-    assert run_cli(["audit", SCENARIOS / "seed-000-blue-green.yaml", "--docs-url", "docs/audit.md"]).code == 2
-    assert run_cli(["audit", SCENARIOS / "seed-000-blue-green.yaml", "-o", "yaml"]).code == 2
+    assert run_cli(["audit", SCENARIOS / "blue-green-shared-selector.yaml", "--fail-on", "info"]).code == 2
+    assert run_cli(["audit", SCENARIOS / "blue-green-shared-selector.yaml", "--docs-url", "docs/audit.md"]).code == 2
+    assert run_cli(["audit", SCENARIOS / "blue-green-shared-selector.yaml", "-o", "yaml"]).code == 2
 
 
 def test_namespace_filter():
-    path = str(SCENARIOS / "seed-002-spread-semantics.yaml")
+    path = str(SCENARIOS / "zone-spread-scale-up.yaml")
     code, data = audit_json(path, "-n", "batch")
     assert code == 0 and data["findings"] == [] and data["summary"]["workloads"] == 1
     code, data = audit_json(path, "-A")
@@ -192,13 +192,13 @@ def test_json_matches_the_documented_schema():
     m = re.search(r"<!-- schema: audit -->\s*```json\n(.*?)```", text, re.S)
     assert m, "docs/output.md has no audit schema"
     schema = json.loads(m.group(1))
-    for scenario in ("seed-000-blue-green.yaml", "seed-004-rollout-anti-affinity.yaml", "seed-000-blue-green-fixed.yaml"):
+    for scenario in ("blue-green-shared-selector.yaml", "rollout-hostname-anti-affinity.yaml", "blue-green-shared-selector-fixed.yaml"):
         _, data = audit_json(str(SCENARIOS / scenario))
         jsonschema.validate(data, schema)
 
 
 def test_table_groups_findings_by_workload():
-    r = run_cli(["audit", SCENARIOS / "seed-000-blue-green.yaml"])
+    r = run_cli(["audit", SCENARIOS / "blue-green-shared-selector.yaml"])
     assert r.code == 1
     lines = r.out.splitlines()
     # green-1 is Pending already (pods-pending), so a rollout of green sticks too (simulate --rollout: STUCK)
@@ -228,7 +228,7 @@ def test_sarif_validates(scenario):
 
 
 def test_sarif_locates_the_workload_and_carries_fixes():
-    path = SCENARIOS / "seed-004-rollout-anti-affinity.yaml"
+    path = SCENARIOS / "rollout-hostname-anti-affinity.yaml"
     doc = sarif(str(path))
     validate_sarif(doc)
     res = next(r for r in doc["runs"][0]["results"] if r["ruleId"] == "rollout-deadlock")

@@ -155,8 +155,8 @@ def test_rules_and_skip_rules(tmp_path):
 
 
 @pytest.mark.parametrize("scenario,rule", [
-    ("seed-000-blue-green.yaml", "volumes-concentrated-in-one-domain"),  # depends on the HPA range rule
-    ("seed-004-rollout-anti-affinity.yaml", "selector-counts-other-revisions"),  # its severity on the rollout replay
+    ("blue-green-shared-selector.yaml", "volumes-concentrated-in-one-domain"),  # depends on the HPA range rule
+    ("rollout-hostname-anti-affinity.yaml", "selector-counts-other-revisions"),  # its severity on the rollout replay
 ])
 def test_a_rule_alone_reports_what_it_reports_among_all(scenario, rule):
     _, full = audit_json(str(SCENARIOS / scenario))
@@ -166,7 +166,7 @@ def test_a_rule_alone_reports_what_it_reports_among_all(scenario, rule):
 
 
 def test_unknown_rules_are_usage_errors():
-    path = SCENARIOS / "seed-000-blue-green.yaml"
+    path = SCENARIOS / "blue-green-shared-selector.yaml"
     for flag in ("--rules", "--skip-rules"):
         r = run_cli(["audit", path, flag, "pods-pending,no-such-rule"])
         assert r.code == 2 and r.out == ""
@@ -284,7 +284,7 @@ def test_every_rule_has_a_documented_section():
 
 
 def test_sarif_rules_carry_help_and_a_help_uri():
-    path = str(SCENARIOS / "seed-004-rollout-anti-affinity.yaml")
+    path = str(SCENARIOS / "rollout-hostname-anti-affinity.yaml")
     rules = sarif(path)["runs"][0]["tool"]["driver"]["rules"]
     assert [x["id"] for x in rules] == list(RULES)
     for x in rules:
@@ -367,7 +367,7 @@ def test_a_healthy_cluster_audits_quiet(bench_50):
         ("pods-pending", "pod/bench/bench-pending", "error")]
 
 
-HEALTHY = ("seed-002-spread-zone-hostname", "daemonsets-node-groups", "production-cluster")  # ordinary clusters, nothing stuck
+HEALTHY = ("zone-and-hostname-spread", "daemonsets-node-groups", "production-cluster")  # ordinary clusters, nothing stuck
 INCIDENTS = sorted(p.name for p in SCENARIOS.glob("*.yaml") if not p.stem.endswith("-fixed") and p.stem not in HEALTHY)
 
 

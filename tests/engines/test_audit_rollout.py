@@ -120,12 +120,12 @@ def test_audit_agrees_with_simulate_on_variants(tmp_path, name):
 
 def test_audit_agrees_with_simulate_on_variants_of_the_seeds(tmp_path):
     """One change to seed scenarios: seed 004's fix without its maxUnavailable, and with a third node."""
-    fixed = (SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml").read_text()
+    fixed = (SCENARIOS / "rollout-hostname-anti-affinity-fixed.yaml").read_text()
     assert "maxUnavailable: 50%" in fixed
     undone = tmp_path / "undone.yaml"
     undone.write_text(fixed.replace("maxUnavailable: 50%", "maxUnavailable: 0"))
     assert _agreement(undone) == ["deployment/default/web: STUCK"]
-    seed = (SCENARIOS / "seed-004-rollout-anti-affinity.yaml").read_text()
+    seed = (SCENARIOS / "rollout-hostname-anti-affinity.yaml").read_text()
     assert "count: 2\n  names: [node0, node1]" in seed
     third = tmp_path / "third.yaml"
     third.write_text(seed.replace("count: 2\n  names: [node0, node1]", "count: 3\n  names: [node0, node1, node2]"))

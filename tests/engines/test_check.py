@@ -6,9 +6,9 @@ import json
 
 from tests.conftest import SCENARIOS, run_cli
 
-S000 = SCENARIOS / "seed-000-blue-green.yaml"
-S001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
-S003 = SCENARIOS / "seed-003-anti-affinity-zones.yaml"
+S000 = SCENARIOS / "blue-green-shared-selector.yaml"
+S001 = SCENARIOS / "hpa-scale-up-retained-volume.yaml"
+S003 = SCENARIOS / "zone-anti-affinity-six-replicas.yaml"
 
 
 def _json(args):

@@ -35,8 +35,8 @@ from tests.conftest import SCENARIOS, run_cli
 
 # every shell metacharacter that could start a command, on several lines
 HOSTILE = "x\ntouch CANARY-nl\n$(touch CANARY-sub) `touch CANARY-bt` 'sq\"dq ; touch CANARY-semi & | > CANARY-gt \\ \r\x1b[2J\u2028end"
-SEED000 = SCENARIOS / "seed-000-blue-green-replay.yaml"
-SEED001 = SCENARIOS / "seed-001-hpa-parallel.yaml"
+SEED000 = SCENARIOS / "blue-green-shared-selector-replay.yaml"
+SEED001 = SCENARIOS / "hpa-scale-up-retained-volume.yaml"
 CONTEXT = "ctx $(touch CANARY-ctx) `touch CANARY-ctx2`; 'q\" & | > x"  # a current context with shell characters
 
 

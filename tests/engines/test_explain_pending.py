@@ -19,7 +19,7 @@ from tests.conftest import SCENARIOS
 
 
 def test_pending_pods_are_the_ones_waiting_for_a_node():
-    snap = load_snapshot([str(SCENARIOS / "seed-002-spread-semantics.yaml")]).copy()
+    snap = load_snapshot([str(SCENARIOS / "zone-spread-scale-up.yaml")]).copy()
     (waiting,) = pending_pods(snap)
     running = next(p for p in snap.pods.values() if p.spec.node_name)
     snap.pods["default/done"] = replace(waiting, name="done", phase="Succeeded")
@@ -31,7 +31,7 @@ def test_pending_pods_are_the_ones_waiting_for_a_node():
 
 
 def test_each_answer_is_explains_and_alike_pods_share_it():
-    snap = load_snapshot([str(SCENARIOS / "seed-003-anti-affinity-zones.yaml")])
+    snap = load_snapshot([str(SCENARIOS / "zone-anti-affinity-six-replicas.yaml")])
     pods = pending_pods(snap)
     assert len(pods) == 3
     got = explain_pending(snap, pods)
@@ -43,7 +43,7 @@ def test_each_answer_is_explains_and_alike_pods_share_it():
 
 
 def test_reason_counts_are_the_summarys_histogram():
-    for name in ("seed-002-spread-semantics.yaml", "seed-003-anti-affinity-zones.yaml", "seed-000-blue-green.yaml"):
+    for name in ("zone-spread-scale-up.yaml", "zone-anti-affinity-six-replicas.yaml", "blue-green-shared-selector.yaml"):
         snap = load_snapshot([str(SCENARIOS / name)])
         cluster = snap.base_cluster()
         for p in pending_pods(snap):

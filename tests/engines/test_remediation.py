@@ -56,8 +56,8 @@ def _overlap() -> Path:
     """Seed 000 at the blue/green overlap: the fixed scenario's placement (blue-0 zone-a, blue-1
     zone-b, green-0 zone-a, green-1's volume in zone-b, green-1 evicted) with the shared selector
     app=my_app of the original.  green-1 in zone-b would make zone-b 2 against zone-c 0."""
-    d = yaml.safe_load((SCENARIOS / "seed-000-blue-green-fixed.yaml").read_text())
-    d["metadata"]["name"] = "seed-000-blue-green-overlap"
+    d = yaml.safe_load((SCENARIOS / "blue-green-shared-selector-fixed.yaml").read_text())
+    d["metadata"]["name"] = "blue-green-shared-selector-overlap"
     d.pop("expect", None)
     for o in d["objects"]:
         for c in o["spec"]["template"]["spec"]["topologySpreadConstraints"]:
@@ -67,7 +67,7 @@ def _overlap() -> Path:
 
 def _ordered() -> Path:
     """Seed 001 with podManagementPolicy OrderedReady: scaling to 4 never creates search-3."""
-    d = yaml.safe_load((SCENARIOS / "seed-001-hpa-parallel.yaml").read_text())
+    d = yaml.safe_load((SCENARIOS / "hpa-scale-up-retained-volume.yaml").read_text())
     d["metadata"]["name"] = "seed-001-ordered"
     d.pop("expect", None)
     d.pop("steps", None)
@@ -89,13 +89,13 @@ def _write(name: str, doc: dict) -> Path:
 
 
 CASES = {
-    "seed-000": (lambda: SCENARIOS / "seed-000-blue-green.yaml", "statefulset/green", "replicas", 2),
-    "seed-001": (lambda: SCENARIOS / "seed-001-hpa-parallel.yaml", "statefulset/search", "replicas", 3),
-    "seed-003": (lambda: SCENARIOS / "seed-003-anti-affinity-zones.yaml", "deployment/az-spread-test-anti", "replicas", 6),
-    "seed-004": (lambda: SCENARIOS / "seed-004-rollout-anti-affinity.yaml", "deployment/web", "rollout", None),
+    "seed-000": (lambda: SCENARIOS / "blue-green-shared-selector.yaml", "statefulset/green", "replicas", 2),
+    "seed-001": (lambda: SCENARIOS / "hpa-scale-up-retained-volume.yaml", "statefulset/search", "replicas", 3),
+    "seed-003": (lambda: SCENARIOS / "zone-anti-affinity-six-replicas.yaml", "deployment/az-spread-test-anti", "replicas", 6),
+    "seed-004": (lambda: SCENARIOS / "rollout-hostname-anti-affinity.yaml", "deployment/web", "rollout", None),
     "seed-000-overlap": (_overlap, "statefulset/green", "replicas", 2),
     "seed-001-ordered-scale": (_ordered, "statefulset/search", "scale", 4),
-    "seed-000-replay": (lambda: SCENARIOS / "seed-000-blue-green-replay.yaml", "statefulset/blue", "replay", None),
+    "seed-000-replay": (lambda: SCENARIOS / "blue-green-shared-selector-replay.yaml", "statefulset/blue", "replay", None),
     # an ordinary cluster: a cordoned node, a tainted pool, an HPA-managed StatefulSet of a Helm release
     "ordinary": (lambda: SCENARIOS / "cordoned-node-hpa-helm.yaml", "shop:statefulset/api", "replicas", 6),
     "node-groups": (lambda: SCENARIOS / "daemonsets-node-groups.yaml", "deployment/web", "replicas", 16),
@@ -254,7 +254,7 @@ def test_seed_000_replay_the_authors_fix_on_the_transition():
 def test_replay_goal_cli_steps_file_and_errors(tmp_path):
     """--steps FILE: a steps file as simulate --steps reads it (a list, or a mapping with steps:,
     such as the scenario itself); the fixed twin's replay completes (exit 0, nothing to fix)."""
-    scen = SCENARIOS / "seed-000-blue-green-replay.yaml"
+    scen = SCENARIOS / "blue-green-shared-selector-replay.yaml"
     steps = tmp_path / "switch.yaml"
     steps.write_text(yaml.safe_dump(yaml.safe_load(scen.read_text())["steps"]))
     r = run_cli(["remediate", scen, "-w", "statefulset/blue", "--steps", steps, "-o", "json", "--top", "10"])
@@ -269,7 +269,7 @@ def test_replay_goal_cli_steps_file_and_errors(tmp_path):
     t = run_cli(["remediate", scen, "-w", "statefulset/blue", "--steps", scen])
     assert t.code == 0 and t.out.startswith(f"the steps of {scen} (statefulset/default/blue): FAILS now")
     assert "change the green manifest before it is applied (step 1 of" in t.out
-    fixed = SCENARIOS / "seed-000-blue-green-replay-fixed.yaml"
+    fixed = SCENARIOS / "blue-green-shared-selector-replay-fixed.yaml"
     ok = run_cli(["remediate", fixed, "-w", "statefulset/blue", "--steps", fixed, "-o", "json"])
     assert ok.code == 0 and json.loads(ok.out)["schedulable_now"] is True
     # --emit: the corrected green manifest is a file, and the runbook only says when to use it
@@ -290,7 +290,7 @@ def test_replay_goal_cli_steps_file_and_errors(tmp_path):
         ["--steps", bad],
         ["--steps", tmp_path / "missing.yaml"],
         ["--steps", scen, "--rollout"],
-        ["--steps", SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml"],  # a scenario without steps
+        ["--steps", SCENARIOS / "rollout-hostname-anti-affinity-fixed.yaml"],  # a scenario without steps
     ):
         e = run_cli(["remediate", scen, "-w", "statefulset/blue", *args])
         assert e.code == 2 and "Traceback" not in e.err and e.err.strip(), (args, e.err)
@@ -462,7 +462,7 @@ def test_cli_json_table_and_exit_codes():
     # nothing to fix: exit 0, no plans
     ok = run_cli(["remediate", s001, "--workload", "statefulset/search", "--replicas", "4", "-o", "json"])
     assert ok.code == 0 and json.loads(ok.out)["schedulable_now"] is True and json.loads(ok.out)["plans"] == []
-    fixed = run_cli(["remediate", SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml", "-w", "deployment/web", "--rollout", "-o", "json"])
+    fixed = run_cli(["remediate", SCENARIOS / "rollout-hostname-anti-affinity-fixed.yaml", "-w", "deployment/web", "--rollout", "-o", "json"])
     assert fixed.code == 0 and json.loads(fixed.out)["schedulable_now"] is True
     # no plan: exit 1
     every = [x for t_ in ACTION_TYPES for x in ("--forbid", t_)]
@@ -688,7 +688,7 @@ def test_screening_finds_the_minimal_relaxation_sets():
     from planner.engines.workloads import parse_workload
     from planner.load import load_snapshot
 
-    snap = load_snapshot([str(SCENARIOS / "seed-001-hpa-parallel.yaml")])
+    snap = load_snapshot([str(SCENARIOS / "hpa-scale-up-retained-volume.yaml")])
     s = screen(snap, parse_workload("statefulset/search", None), 3)
     assert s is not None and not s.infeasible
     assert [sorted(k) for k in s.set_kinds] == [["spread"], ["static"]]  # cheaper (spread) first
@@ -702,6 +702,6 @@ def test_screening_anti_affinity_more_replicas_than_zones():
     from planner.engines.workloads import parse_workload
     from planner.load import load_snapshot
 
-    snap = load_snapshot([str(SCENARIOS / "seed-003-anti-affinity-zones.yaml")])
+    snap = load_snapshot([str(SCENARIOS / "zone-anti-affinity-six-replicas.yaml")])
     s = screen(snap, parse_workload("deployment/az-spread-test-anti", None), 6)
     assert s is not None and s.set_kinds and all("anti" in k or "static" in k for k in s.set_kinds)

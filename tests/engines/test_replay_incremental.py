@@ -67,12 +67,13 @@ def _assert_same(a: dict, b: dict, what: str) -> None:
     assert a == b, what
 
 
-def _safe_steps(snap, steps: list[Step]) -> list[Step]:
-    """Drop the steps a reference run rejects (an evicted pod that no longer exists, ...)."""
+def _safe_steps(snap, steps: list[Step], seed: int = 0, **kw) -> list[Step]:
+    """Drop the steps a reference run (with the seed and options of the runs compared) rejects
+    (an evicted pod that no longer exists, ...)."""
     out = []
     for s in steps:
         try:
-            Simulator(snap, seed=0, incremental=False).run([*out, s], [])
+            Simulator(snap, seed=seed, incremental=False, **kw).run([*out, s], [])
         except Exception:  # noqa: BLE001 - an invalid step for this snapshot: skip it
             continue
         out.append(s)
@@ -88,12 +89,14 @@ def test_scenarios_replay_the_same(path):
     refs = _refs(snap)
     a, b = _both(snap, lambda: parse_steps(steps_raw, snap, None, path.name), refs)
     _assert_same(a, b, path.name)
-    extra = _safe_steps(snap, _extra_steps(snap, random.Random(path.name)))
+    raw = _extra_steps(snap, random.Random(path.name))
+    extra = _safe_steps(snap, raw, seed=5)
     a, b = _both(snap, lambda: list(extra), refs, seed=5)
     _assert_same(a, b, f"{path.name} + {[s.describe() for s in extra]}")
     for policy in ("Parallel", "OrderedScheduled"):
         if snap.statefulsets:
-            a, b = _both(snap, lambda: list(extra), refs, seed=5, pod_management=policy)
+            extra_p = _safe_steps(snap, raw, seed=5, pod_management=policy)
+            a, b = _both(snap, lambda extra_p=extra_p: list(extra_p), refs, seed=5, pod_management=policy)
             _assert_same(a, b, f"{path.name} {policy}")
 
 
@@ -147,7 +150,7 @@ def test_a_waiting_rollout_moves_on_when_its_pod_is_placed():
     action), and the Deployment, idle since, must take the rollout on."""
     from planner.load import load_snapshot
 
-    snap = load_snapshot([str(SCENARIOS / "seed-004-rollout-anti-affinity.yaml")])
+    snap = load_snapshot([str(SCENARIOS / "rollout-hostname-anti-affinity.yaml")])
     refs = _refs(snap)
     running = sorted(k for k, p in snap.pods.items() if p.spec.node_name)
     for key in running:
@@ -163,7 +166,7 @@ def test_the_replay_index_is_not_left_on_the_snapshot():
     from planner.controllers.informers import _INDEX_ATTR
     from planner.load import load_snapshot
 
-    snap = load_snapshot([str(SCENARIOS / "seed-004-rollout-anti-affinity-fixed.yaml")])
+    snap = load_snapshot([str(SCENARIOS / "rollout-hostname-anti-affinity-fixed.yaml")])
     ref = _refs(snap)[0]
     sim = Simulator(snap, seed=1)
     sim.run([Step("rollout", {"ref": ref, "workload": str(ref), "image": "x:2"})], [ref])

@@ -19,8 +19,8 @@ from planner.load.overlay import bumped_generation, replace_object, template_cha
 from tests.conftest import ROOT, SCENARIOS, run_cli
 
 CHART = ROOT / "examples" / "helm" / "web-chart.yaml"
-SEED4 = SCENARIOS / "seed-004-rollout-anti-affinity.yaml"
-SEED1 = SCENARIOS / "seed-001-hpa-parallel.yaml"
+SEED4 = SCENARIOS / "rollout-hostname-anti-affinity.yaml"
+SEED1 = SCENARIOS / "hpa-scale-up-retained-volume.yaml"
 
 
 def _rendered(path: Path) -> list[dict]:

@@ -326,11 +326,11 @@ def test_yaml_errors_are_the_whole_reads(tmp_path, monkeypatch, text):
 
 
 def test_one_scenario_only_whatever_the_order_of_errors(tmp_path, monkeypatch):
-    scenario = (SCENARIOS / "seed-001-hpa-parallel.yaml").read_text()
+    scenario = (SCENARIOS / "hpa-scale-up-retained-volume.yaml").read_text()
     f = tmp_path / "a.yaml"
     # a scenario (flattened when the next document is read), then one that does not parse
     f.write_text(scenario + "\n---\nkind: Service\n---\na: [1, 2\n")
-    streamed, whole, spy = both([f, SCENARIOS / "seed-004-rollout-anti-affinity.yaml"], monkeypatch)
+    streamed, whole, spy = both([f, SCENARIOS / "rollout-hostname-anti-affinity.yaml"], monkeypatch)
     assert streamed == whole and streamed[0] == "InputError" and len(streamed[1]) == 1 and "invalid YAML" in streamed[1][0]
 
 

@@ -18,10 +18,10 @@ PENDING_ISSUES = {"check": "issue 4", "capacity": "issue 4", "simulate": "issue 
 
 def test_there_is_a_scenario_and_a_fix_for_every_seed() -> None:
     names = {p.stem for p in SCENARIOS}
-    for seed in ("seed-000-blue-green", "seed-001-hpa-parallel", "seed-002-spread-semantics",
-                 "seed-003-anti-affinity-zones", "seed-004-rollout-anti-affinity"):
+    for seed in ("blue-green-shared-selector", "hpa-scale-up-retained-volume", "zone-spread-scale-up",
+                 "zone-anti-affinity-six-replicas", "rollout-hostname-anti-affinity"):
         assert seed in names
-    for fixed in ("seed-000-blue-green-fixed", "seed-003-anti-affinity-zones-fixed", "seed-004-rollout-anti-affinity-fixed"):
+    for fixed in ("blue-green-shared-selector-fixed", "zone-anti-affinity-six-replicas-fixed", "rollout-hostname-anti-affinity-fixed"):
         assert fixed in names
 
 

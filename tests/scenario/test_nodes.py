@@ -59,5 +59,5 @@ def test_total_nodes_are_bounded() -> None:
 
 
 def test_negative_count_message() -> None:
-    doc = scenario(metadata={"name": "seed-001"}, zones=ZONES, nodePools=[{"name": "general", "count": -1}])
-    assert errors_of(doc) == ["Scenario seed-001: nodePools[0].count: Invalid value: -1: must be greater than or equal to 0"]
+    doc = scenario(metadata={"name": "hpa-scale-up-retained-volume"}, zones=ZONES, nodePools=[{"name": "general", "count": -1}])
+    assert errors_of(doc) == ["Scenario hpa-scale-up-retained-volume: nodePools[0].count: Invalid value: -1: must be greater than or equal to 0"]

@@ -416,7 +416,7 @@ def remediate(
 
 
 def shared_selector_plans(search: Search, cands: list[Action], plans: list[Plan]) -> list[Plan]:
-    """A spread selector that several workloads share (the releases of one app, seed 000): the
+    """A spread selector that several workloads share (the releases of one app, the blue/green incident): the
     plan that scopes it to its own release in every one of them, each with the label it already
     carries, is what a fix of the chart they come from does.  It is verified and listed even when
     scoping fewer of them reaches the goal (then it is a superset of that plan, and the actions
