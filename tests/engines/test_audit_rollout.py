@@ -237,3 +237,17 @@ def test_precheck_cannot_stick_means_the_replay_completes(tmp_path):
             assert (w.name in found) == stuck, (w.name, text)
     # both sides of the pre-check are exercised, and rollouts that stick are among the clusters
     assert proven >= 30 and replayed >= 30 and sticking >= 15, (proven, replayed, sticking)
+
+
+def test_a_pod_waiting_elsewhere_takes_the_room_a_rollout_frees(tmp_path):
+    """Another workload's Pending pod competes for the room a rollout frees (kube-scheduler retries
+    it when a pod is deleted): the ordinary cluster with the HPA-managed StatefulSet's pods at
+    1200m, where api-5 waits and takes a web node's room mid-rollout. simulate says web's rollout
+    sticks; the audit's focused replay (which once left other workloads' Pending pods out) and its
+    pre-check must agree."""
+    text = (SCENARIOS / "cordoned-node-hpa-helm.yaml").read_text()
+    assert "cpu: 1600m, memory: 2Gi" in text
+    path = tmp_path / "waiting.yaml"
+    path.write_text(text.replace("cpu: 1600m, memory: 2Gi", "cpu: 1200m, memory: 2Gi"))
+    got = _agreement(path)
+    assert "deployment/shop/web: STUCK" in got, got

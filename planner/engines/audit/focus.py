@@ -6,15 +6,17 @@ HPAs and PodDisruptionBudgets; and, among the other running pods, those the filt
 for the workloads' pods: pods their spread and pod (anti-)affinity selectors match (in the
 namespaces the terms count), pods whose own required anti-affinity would repel them, pods with
 host ports when the workloads use host ports, pods a kept PodDisruptionBudget counts, and pods of
-a lower priority than the workloads' (which their pods may preempt).  Every
-other running pod is folded into its node: its requests are taken off the node's allocatable
-(and one off ``pods``), which is what NodeResourcesFit sees of it.  Other controllers are left
-out, so nothing but the focused workloads acts during the replay, and Pending pods of other
-workloads are left out.
+a lower priority than the workloads' (which their pods may preempt).  Pods of other workloads
+that wait for a node (unbound, not finished, not being deleted) are kept too, with the running
+pods the filters could see for them (the same selectors, repelling pods, victims): kube-scheduler
+retries them when a pod is deleted, so they compete for the room a rollout frees, as in the full
+replay (planner simulate).  Every other running pod is folded into its node: its requests are
+taken off the node's allocatable (and one off ``pods``), which is what NodeResourcesFit sees of
+it.  Other controllers are left out, so nothing but the focused workloads acts during the replay.
 
 What this changes: the score plugins see the folded capacity as smaller rather than as used (the
-allocation ratios differ, so tie-breaks may pick other nodes), and other workloads do not compete
-for the room the replay frees or takes (a zone loss recreates only the focused workloads' pods).
+allocation ratios differ, so tie-breaks may pick other nodes), and other workloads' controllers do
+not recreate pods (a zone loss recreates only the focused workloads' pods).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from planner.controllers.deployment import replicasets_of
-from planner.domain import Deployment, LabelSelector, Pod, StatefulSet, selector_matches
+from planner.domain import Deployment, LabelSelector, Pod, PodSpec, StatefulSet, selector_matches
 from planner.engines.workloads import WorkloadRef
 from planner.scheduler.plugins.defaultpreemption.preemption import may_preempt, victims_of
 from planner.snapshot import Snapshot
@@ -31,8 +33,11 @@ from planner.snapshot import Snapshot
 
 def _selectors(obj: Deployment | StatefulSet) -> list[tuple[LabelSelector, set[str] | None]]:
     """(selector, namespaces or None for every namespace) of every term of the template."""
-    spec = obj.template.spec
-    ns = obj.namespace
+    return _spec_selectors(obj.template.spec, obj.namespace)
+
+
+def _spec_selectors(spec: PodSpec, ns: str) -> list[tuple[LabelSelector, set[str] | None]]:
+    """(selector, namespaces or None for every namespace) of every term of a pod spec in ``ns``."""
     out: list[tuple[LabelSelector, set[str] | None]] = []
     for c in spec.topology_spread_constraints:
         if c.label_selector is not None:
@@ -77,6 +82,8 @@ class Focuser:
         self.ports: list[Pod] = []
         self.total: dict[str, dict[str, int]] = {}
         self.count: dict[str, int] = {}
+        # pods waiting for a node: kube-scheduler retries them when room frees up
+        self.waiting = [p for p in snap.pods.values() if not p.spec.node_name and not p.terminal and not p.terminating]
         for p in snap.pods.values():
             node = p.spec.node_name
             if not node or p.terminal or node not in snap.nodes:
@@ -144,6 +151,27 @@ class Focuser:
             if w.template.spec.host_ports:
                 for p in self.ports:
                     kept.setdefault(p.key, p)
+        # other workloads' pods waiting for a node compete for the room the replay frees: kept,
+        # with what the filters see for them
+        for q in self.waiting:
+            if q.key in kept:
+                continue
+            kept[q.key] = q
+            for s, nss in _spec_selectors(q.spec, q.namespace):
+                for ns in (nss if nss is not None else list(self.by_ns)):
+                    for p in self.by_ns.get(ns, ()):
+                        if p.key not in kept and s.matches(p.labels):
+                            kept[p.key] = p
+            for p in self.anti:
+                if p.key not in kept and _repels(p, q.labels, q.namespace):
+                    kept[p.key] = p
+            if q.spec.host_ports:
+                for p in self.ports:
+                    kept.setdefault(p.key, p)
+            if may_preempt(q.spec):
+                for pods in self.by_ns.values():
+                    for p in victims_of(q.spec, pods):
+                        kept.setdefault(p.key, p)
         out.pods = dict(sorted(kept.items(), key=lambda kv: self.pos[kv[0]]))  # snapshot order: the queue's order
         # fold every other running pod into its node
         keep_req: dict[str, dict[str, int]] = {}

@@ -16,6 +16,9 @@ only when every condition below holds, and then the replay completes
 3. Every node that runs one of its pods passes the node-alone filters for the new pod and is not
    overcommitted for what the pod requests (each requested resource and the pod count within
    allocatable).
+4. No other pod waits for a node (unbound, not finished, not being deleted): kube-scheduler
+   retries a Pending pod when a pod is deleted (the cluster event requeues it), so it could take
+   the room an old pod frees before the new pod does.
 
 Then a new pod is interchangeable with an old one: deleting an old pod gives its node room for
 exactly one more new pod, and placing a new pod takes one.  Counting the new pods that would
@@ -83,6 +86,12 @@ def _settled(w: Workload, probe: Pod) -> bool:
     )
 
 
+def _others_wait(w: Workload) -> bool:
+    """Condition 4: a pod of the snapshot other than the workload's waits for a node."""
+    mine = {p.key for p in w.pods}
+    return any(not p.spec.node_name and not p.terminal and not p.terminating and p.key not in mine for p in w.snap.pods.values())
+
+
 def _not_overcommitted(ni: NodeInfo, probe: Pod) -> bool:
     alloc = ni.node.allocatable
     if len(ni.pods) > alloc.get(PODS, 0):
@@ -100,7 +109,7 @@ def rollout_cannot_stick(ctx: Context, w: Workload) -> str | None:
     elif o.update_strategy_type != "RollingUpdate":
         return None
     probe = w.probe
-    if not _only_room_decides(ctx, w, probe) or not _settled(w, probe):
+    if not _only_room_decides(ctx, w, probe) or not _settled(w, probe) or _others_wait(w):
         return None
     cluster = ctx.cluster
     states = []
