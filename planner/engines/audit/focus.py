@@ -153,24 +153,24 @@ class Focuser:
                     kept.setdefault(p.key, p)
         # other workloads' pods waiting for a node compete for the room the replay frees: kept,
         # with what the filters see for them
-        for q in self.waiting:
-            if q.key in kept:
+        for wp in self.waiting:
+            if wp.key in kept:
                 continue
-            kept[q.key] = q
-            for s, nss in _spec_selectors(q.spec, q.namespace):
+            kept[wp.key] = wp
+            for s, nss in _spec_selectors(wp.spec, wp.namespace):
                 for ns in (nss if nss is not None else list(self.by_ns)):
                     for p in self.by_ns.get(ns, ()):
                         if p.key not in kept and s.matches(p.labels):
                             kept[p.key] = p
             for p in self.anti:
-                if p.key not in kept and _repels(p, q.labels, q.namespace):
+                if p.key not in kept and _repels(p, wp.labels, wp.namespace):
                     kept[p.key] = p
-            if q.spec.host_ports:
+            if wp.spec.host_ports:
                 for p in self.ports:
                     kept.setdefault(p.key, p)
-            if may_preempt(q.spec):
+            if may_preempt(wp.spec):
                 for pods in self.by_ns.values():
-                    for p in victims_of(q.spec, pods):
+                    for p in victims_of(wp.spec, pods):
                         kept.setdefault(p.key, p)
         out.pods = dict(sorted(kept.items(), key=lambda kv: self.pos[kv[0]]))  # snapshot order: the queue's order
         # fold every other running pod into its node
