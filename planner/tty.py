@@ -147,6 +147,8 @@ def _columns() -> list[Any]:
     class CountColumn(ProgressColumn):
         def render(self, task: Any) -> Text:
             unit = task.fields.get("unit", "")
+            if task.total is None and not unit:
+                return Text("")
             done = _count(task.completed, unit)
             text = done if task.total is None else f"{done}/{_count(task.total, unit)}"
             if unit and unit != "bytes":

@@ -40,7 +40,7 @@ def capacity_command(
     if pod_file is not None:
         given = [o for o, v in (("--range", rng), ("--zone-failure", zone_failure), ("--add-nodes", add_nodes), ("--plot", plot), ("--html", html)) if v]
         if given:
-            raise UsageError(f"capacity: {', '.join(given)} go with --workload; --pod-file counts how many more copies of a pod fit")
+            raise UsageError(f"capacity: {', '.join(given)} {'go' if len(given) > 1 else 'goes'} with --workload; --pod-file counts how many more copies of a pod fit")
         if pod_file == "-" and "-" in list(paths):
             raise UsageError("capacity: standard input can be read once: give the snapshot or --pod-file as a file")
     elif max_limit is not None:

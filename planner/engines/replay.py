@@ -660,6 +660,7 @@ class Simulator:
                     "pods": self.final(watch)["pods"],
                 }
             )
+        replaying.update(done=len(records))
         # A pod that is Pending at the end is the transition's when it belongs to a watched
         # workload or became Pending during the replay; one Pending since before the first step
         # and of another workload was not put there by what is replayed, and is listed apart.

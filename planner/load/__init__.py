@@ -310,7 +310,7 @@ def _stream_list(
                     it["kind"] = item_kind
                 _flatten(it, f"{label}: items[{i}]", raw, on_scenario, 1, emit)
                 if tick is not None and not i & 1023:  # the bytes read so far, every 1,024 items
-                    tick(lst.off)
+                    tick(lst.f.tell())
         except (InputError, OSError):
             raise stream.Broken(label) from None
     return True

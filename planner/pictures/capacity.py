@@ -117,10 +117,13 @@ class CapacityCurve:
         if len(self.counts) <= MAX_BARS:
             ax.bar(xs, xs, color=[RUNNING if c.schedulable else PENDING for c in self.counts], width=0.8)
             top = max(xs, default=1)
-            for c in self.counts:
-                if not c.schedulable:
-                    label = ", ".join(SHORT.get(k, k) for k in c.constraints) or "unschedulable"
-                    ax.text(c.replicas, c.replicas + top * 0.02, label, rotation=90, ha="center", va="bottom", fontsize=7.5, color=PENDING)
+            for first, last, label in _runs(self.counts):
+                if first == last:
+                    ax.text(first, first + top * 0.02, label, rotation=90, ha="center", va="bottom", fontsize=7.5, color=PENDING)
+                else:  # one label over a run of counts that fail for the same reason
+                    y = last + top * 0.04
+                    ax.plot([first - 0.4, last + 0.4], [y, y], color=PENDING, lw=1)
+                    ax.text((first + last) / 2, y + top * 0.01, f"{first}..{last}: {label}", ha="center", va="bottom", fontsize=7.5, color=PENDING)
             if len(xs) <= 30:
                 ax.set_xticks(xs)
         else:
@@ -135,6 +138,8 @@ class CapacityCurve:
             ax.text((lo_p + shown_hi) / 2, max(hi, lo_p) * 0.5, f"{lo_p:,}..{hi_p:,}: NO\npast the room bound", ha="center", va="center",
                     fontsize=8, color=PENDING)
             hi = max(hi, shown_hi)
+        labelled = any(not c.schedulable for c in self.counts) and len(self.counts) <= MAX_BARS
+        ax.set_ylim(0, max(hi, 1) * (1.45 if labelled else 1.1))
         if self.bound <= max(hi, 1) * 1.6:
             ax.axhline(self.bound, color=MUTED, lw=1, ls="--")
             ax.text(min(xs, default=0) - 0.4, self.bound, f" room bound {self.bound:,}", va="bottom", fontsize=7.5, color=MUTED)
@@ -150,7 +155,7 @@ class CapacityCurve:
         bx.bar(names, more, bottom=running, color=ROOM, label="room for more (usable nodes)")
         peak = max((r + m for r, m in zip(running, more)), default=1) or 1
         for i, z in enumerate(self.zones):
-            text = f"{z.usable}/{z.nodes} nodes usable"
+            text = f"{z.running} running, room for {z.more:,} more\n{z.usable}/{z.nodes} nodes usable"
             if z.limit:
                 text += f"\nlimit: {z.limit}"
             if z.excluded:
@@ -193,6 +198,21 @@ class CapacityCurve:
         out.append("</tbody></table>")
         out.append(page.notes(self.notes))
         return page.document(self.title, self.subtitle, "\n".join(out))
+
+
+def _runs(counts: list[Count]) -> list[tuple[int, int, str]]:
+    """The failing counts as runs of consecutive counts with the same limiting constraints:
+    (first, last, label)."""
+    out: list[tuple[int, int, str]] = []
+    for c in counts:
+        if c.schedulable:
+            continue
+        label = ", ".join(SHORT.get(k, k) for k in c.constraints) or "unschedulable"
+        if out and out[-1][2] == label and out[-1][1] == c.replicas - 1:
+            out[-1] = (out[-1][0], c.replicas, label)
+        else:
+            out.append((c.replicas, c.replicas, label))
+    return out
 
 
 def zone_rooms(snap: Snapshot, ref: WorkloadRef) -> list[ZoneRoom]:
