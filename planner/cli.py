@@ -77,9 +77,9 @@ def _validate_table(r: dict) -> str:
     lines = []
     if r["valid"]:
         counts = ", ".join(f"{n} {k}" for k, n in r["objects"].items()) or "no objects"
-        lines.append(f"valid: {counts}")
+        lines.append(f"{output.good('valid')}: {counts}")
     else:
-        lines.append(f"invalid: {len(r['errors'])} error(s)")
+        lines.append(f"{output.bad('invalid')}: {len(r['errors'])} error(s)")
         lines.extend(r["errors"])
     for n in r.get("notes", []):
         lines.append(f"note: {n}")
@@ -401,7 +401,13 @@ def _root(
 
 
 def _watched() -> AbstractContextManager[object]:
-    """The progress display of the run (planner.tty), when a person watches stderr; else nothing."""
+    """The progress display of the run (planner.tty), when a person watches stderr; else nothing
+    (planner.tty and what it imports are not even imported)."""
+    try:
+        if not sys.stderr.isatty():
+            return nullcontext()
+    except (AttributeError, ValueError):
+        return nullcontext()
     from planner import progress, tty
 
     if tty.wanted(sys.stderr):

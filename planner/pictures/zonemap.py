@@ -15,7 +15,14 @@ from typing import Any
 
 from planner.domain import LABEL_ZONE, LABEL_ZONE_BETA, Pod, PodSpec
 from planner.engines.explain import spread_counts
-from planner.engines.workloads import cluster_after_plans, cordon_tolerated, static_exclusion
+from planner.engines.workloads import (
+    cluster_after_plans,
+    cordon_tolerated,
+    find_workload,
+    is_running,
+    pods_of_workload,
+    static_exclusion,
+)
 from planner.matching import node_selector_matches
 from planner.pictures import page
 from planner.pictures.draw import INK, MUTED, PENDING, PINNED, PLACED, RUNNING, UNUSABLE, pyplot, short
@@ -24,6 +31,7 @@ from planner.snapshot import Snapshot
 NO_ZONE = "(no zone)"
 MAX_NODES = 8  # nodes drawn per zone (those with the workload's pods first); the rest are counted
 MAX_PODS = 6  # pods drawn per node; the rest are counted
+MAX_PENDING = 24  # Pending pods drawn per zone and apart; the rest are counted
 
 
 @dataclass
@@ -61,9 +69,11 @@ class NodeBox:
 class ZoneColumn:
     name: str
     nodes: list[NodeBox] = field(default_factory=list)
-    hidden: int = 0  # nodes of the zone not drawn (none of the workload's pods on them)
-    hidden_unusable: int = 0
+    hidden: int = 0  # nodes of the zone not drawn
+    hidden_unusable: int = 0  # of them, nodes the pods may not use
+    hidden_pods: int = 0  # the pods on them
     pending: list[PodMark] = field(default_factory=list)  # Pending pods a volume pins to this zone
+    pending_hidden: int = 0
 
 
 @dataclass
@@ -109,6 +119,7 @@ class ZoneMap:
     pending: list[PodMark]  # Pending pods no volume pins to one zone
     spreads: list[SpreadCount]
     notes: list[str] = field(default_factory=list)
+    pending_hidden: int = 0  # Pending pods (no zone pinned) not drawn
 
     # ------------------------------------------------------------------ matplotlib
 
@@ -120,7 +131,7 @@ class ZoneMap:
         ncols = max(1, len(self.zones))
         heights = [_column_height(z) for z in self.zones] or [1.0]
         map_h = max(heights) + 0.2
-        pend_h = 0.0 if not self.pending else 0.75 + 0.34 * ((len(self.pending) + 2) // 3)
+        pend_h = 0.0 if not self.pending else 0.75 + 0.34 * ((len(self.pending) + 2) // 3) + (0.3 if self.pending_hidden else 0)
         spread_h = 2.9 if self.spreads else 0.0
         width = max(8.0, ncols * (col_w + gap) + gap)
         sub = _lines(self.subtitle, int(width * 12.5), 3)
@@ -165,17 +176,18 @@ class ZoneMap:
                     ax.text(x + 0.18, py - 0.1, ", ".join(tail), fontsize=6.5, color=MUTED, va="center")
                 y -= nh + 0.1
             if z.hidden:
-                ax.text(x + 0.15, y - 0.12, f"+{z.hidden} more node(s) without these pods"
-                        + (f" ({z.hidden_unusable} the pods may not use)" if z.hidden_unusable else ""), fontsize=7, color=MUTED, va="center")
+                ax.text(x + 0.15, y - 0.12, short(_hidden_text(z), int(col_w * 15)), fontsize=7, color=MUTED, va="center")
                 y -= 0.3
             if z.pending:
-                ph = 0.38 + sum(_chip_height(p) + 0.06 for p in z.pending)
+                ph = 0.38 + sum(_chip_height(p) + 0.06 for p in z.pending) + (0.22 if z.pending_hidden else 0)
                 ax.add_patch(FancyBboxPatch((x + 0.1, y - ph), col_w - 0.2, ph, boxstyle="round,pad=0,rounding_size=0.05",
                                             fc="white", ec=PENDING, ls="--", lw=1.2))
                 ax.text(x + 0.18, y - 0.17, "Pending: a volume pins it here", fontsize=7.5, color=PENDING, weight="bold", va="center")
                 py = y - 0.34
                 for p in z.pending:
                     py = _chip(ax, FancyBboxPatch, x + 0.18, py, col_w - 0.36, p)
+                if z.pending_hidden:
+                    ax.text(x + 0.18, py - 0.1, f"+{z.pending_hidden} more Pending here", fontsize=6.5, color=PENDING, va="center")
         if self.pending:
             py = y0 - max(heights) - 0.2
             ax.text(gap, py - 0.15, "Pending, no node (no volume pins them to one zone):", fontsize=9, color=PENDING, weight="bold", va="center")
@@ -183,6 +195,9 @@ class ZoneMap:
             for j, p in enumerate(self.pending):
                 r, c = divmod(j, per_row)
                 _chip(ax, FancyBboxPatch, gap + c * cw, py - 0.35 - r * 0.34, cw - 0.15, p, one_line=True)
+            if self.pending_hidden:
+                rows = (len(self.pending) + per_row - 1) // per_row
+                ax.text(gap, py - 0.5 - rows * 0.34, f"+{self.pending_hidden} more Pending (see -o json)", fontsize=7.5, color=PENDING, va="center")
         if self.spreads:
             cols = min(len(self.spreads), 4)
             for k, s in enumerate(self.spreads[:4]):
@@ -209,17 +224,20 @@ class ZoneMap:
                     body.append(f'<div class="more">{n.others} other pod(s)</div>')
                 body.append("</div>")
             if z.hidden:
-                body.append(f'<div class="more">+{z.hidden} more node(s) without these pods'
-                            + (f" ({z.hidden_unusable} the pods may not use)" if z.hidden_unusable else "") + "</div>")
+                body.append(f'<div class="more">{page.esc(_hidden_text(z))}</div>')
             if z.pending:
                 body.append('<div class="pendingbox"><h4>Pending: a volume pins it here</h4>')
                 body.extend(_pod_html(p) for p in z.pending)
+                if z.pending_hidden:
+                    body.append(f'<div class="more">+{z.pending_hidden} more Pending here</div>')
                 body.append("</div>")
             body.append("</section>")
         body.append("</div>")
         if self.pending:
             body.append('<h2>Pending, no node</h2><div class="pendingbox">')
             body.extend(_pod_html(p) for p in self.pending)
+            if self.pending_hidden:
+                body.append(f'<div class="more">+{self.pending_hidden} more Pending (see -o json)</div>')
             body.append("</div>")
         if self.spreads:
             body.append("<h2>Topology spread (DoNotSchedule): matching pods per domain</h2>")
@@ -239,6 +257,12 @@ class ZoneMap:
                 body.append("</div>")
         body.append(page.notes(self.notes))
         return page.document(self.title, self.subtitle, "\n".join(body))
+
+
+def _hidden_text(z: ZoneColumn) -> str:
+    pods = f", {z.hidden_pods} of these pods on them" if z.hidden_pods else ", none of these pods on them"
+    unusable = f" ({z.hidden_unusable} the pods may not use)" if z.hidden_unusable else ""
+    return f"+{z.hidden} more node(s){pods}{unusable}"
 
 
 def _lines(text: str, width: int, most: int) -> list[str]:
@@ -267,7 +291,7 @@ def _column_height(z: ZoneColumn) -> float:
     if z.hidden:
         h += 0.3
     if z.pending:
-        h += 0.45 + sum(_chip_height(p) + 0.06 for p in z.pending)
+        h += 0.45 + sum(_chip_height(p) + 0.06 for p in z.pending) + (0.22 if z.pending_hidden else 0)
     return h
 
 
@@ -327,13 +351,12 @@ def _spread_axes(ax: Any, s: SpreadCount) -> None:
                 ax.text(i, ghost, f"+{pod.split('/', 1)[1]}", ha="center", va="bottom", fontsize=7, color=PENDING if bad_ else PINNED)
                 top = max(top, ghost)
         ax.axhline(s.global_min + s.max_skew, color=MUTED, lw=0.8, ls=":")
-        ax.text(len(domains) - 0.5, s.global_min + s.max_skew, " global minimum + maxSkew", fontsize=6.5, color=MUTED, va="bottom", ha="right")
     from matplotlib.ticker import MaxNLocator
 
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(0, max(top, s.global_min + s.max_skew) + 1)
     ax.tick_params(axis="y", labelsize=7)
-    title = short(s.title, 70) + "\n" + s.verdict
+    title = short(s.title, 70) + "\n" + s.verdict + ("" if len(domains) > 24 else " (dotted: global minimum + maxSkew)")
     for pod, zone, k in s.if_placed[:2]:
         title += "\n" + s.placed_text(pod, zone, k)
     ax.set_title(title, fontsize=8, color=INK if s.ok and all(k <= s.max_skew for _, _, k in s.if_placed) else PENDING)
@@ -409,24 +432,32 @@ def build(
         boxes.setdefault(zone, []).append(NodeBox(node.name, zone, why, on_node.get(node.name, []), running.get(node.name, 0)))
     for zone, col in columns.items():
         nodes = boxes.get(zone, [])
-        with_pods = [n for n in nodes if n.pods]
-        rest = [n for n in nodes if not n.pods]
-        shown = with_pods + rest[: max(0, MAX_NODES - len(with_pods))]
         if len(nodes) <= MAX_NODES:
-            shown = nodes
-        col.nodes = shown
-        hidden = [n for n in nodes if n not in shown]
+            col.nodes = nodes
+            continue
+        ranked = sorted(nodes, key=lambda n: -len(n.pods))  # nodes with the most of these pods first
+        keep = {n.name for n in ranked[:MAX_NODES]}
+        col.nodes = [n for n in nodes if n.name in keep]
+        hidden = [n for n in nodes if n.name not in keep]
         col.hidden = len(hidden)
         col.hidden_unusable = sum(1 for n in hidden if n.why)
-    loose = []
+        col.hidden_pods = sum(len(n.pods) for n in hidden)
+    loose: list[PodMark] = []
+    loose_hidden = 0
     for m in marks:
         if m.node:
             continue
         z = m.pinned_zone
         if z is not None and z in columns:
-            columns[z].pending.append(m)
-        else:
+            col = columns[z]
+            if len(col.pending) < MAX_PENDING:
+                col.pending.append(m)
+            else:
+                col.pending_hidden += 1
+        elif len(loose) < MAX_PENDING:
             loose.append(m)
+        else:
+            loose_hidden += 1
     counts = []
     zone_of = {n.name: n.zone or NO_ZONE for n in snap.nodes.values()}
     for s in spreads:
@@ -441,7 +472,7 @@ def build(
                     if here:
                         sc.if_placed.append((m.key, col.name, min(here)))
         counts.append(sc)
-    return ZoneMap(title, subtitle, verdict, ok, list(columns.values()), loose, counts, list(notes or []))
+    return ZoneMap(title, subtitle, verdict, ok, list(columns.values()), loose, counts, list(notes or []), loose_hidden)
 
 
 def _siblings(snap: Snapshot, target: Pod) -> list[Pod]:
@@ -497,10 +528,15 @@ def for_check(snap: Snapshot, outcome: Any, result: dict) -> ZoneMap:
         for p in plan.keep:
             kept.append(p)
             marks.append(_mark(snap, p, "running", p.spec.node_name, zones_of))
+        # its other running pods stay too (an older revision's, during a rollout) and count
+        planned = {p.key for p in (*plan.keep, *plan.remove, *plan.new)}
+        for p in pods_of_workload(snap, find_workload(snap, plan.ref)):
+            if p.key not in planned and is_running(p) and p.spec.node_name in snap.nodes:
+                marks.append(_mark(snap, p, "running", p.spec.node_name, zones_of, "old revision"))
         for p in plan.new:
             new.append(p)
             node = placement.get(p.key)
-            marks.append(_mark(snap, p, "placed" if node else "pending", node, zones_of, "" if node else "cannot be placed"))
+            marks.append(_mark(snap, p, "placed" if node else "pending", node, zones_of, "" if node else "not placed"))
     cluster = cluster_after_plans(snap, plans)
     for p in new:
         node = placement.get(p.key)

@@ -137,3 +137,18 @@ def test_picture_flags_are_checked_before_any_work(tmp_path):
     r = run_cli(["check", S001, "-w", "statefulset/search", "--plot", tmp_path / "m.png", "--html", tmp_path / "m.png"])
     assert r.code == 2 and "same file" in r.err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_check_draws_the_old_revision_pods_that_stay():
+    """A chart's new template: the running pods are the previous revision, stay and count; they
+    are drawn where they run, the new pods Pending."""
+    import json
+
+    seed4, chart = SCENARIOS / "seed-004-rollout-anti-affinity.yaml", SCENARIOS.parent / "examples" / "helm" / "web-chart.yaml"
+    snap = load_snapshot([seed4, chart])
+    out = check_replicas(snap, [parse_workload("deployment/web", None)], None)
+    r = run_cli(["check", seed4, chart, "-w", "deployment/web", "-o", "json"])
+    zm = for_check(snap, out, json.loads(r.out))
+    running = {p.key: (n.name, p.note) for z in zm.zones for n in z.nodes for p in n.pods}
+    assert sorted(v for v in running.values()) == [("node0", "old revision"), ("node1", "old revision")]
+    assert [(p.state, p.note) for p in zm.pending] == [("pending", "not placed")] * 2
