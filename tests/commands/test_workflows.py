@@ -78,7 +78,7 @@ def test_capacity_usage_errors():
     for args, words in [
         ([], "exactly one of --workload"),
         (["-w", "statefulset/search", "--pod-file", WORKER], "exactly one of --workload"),
-        (["--pod-file", WORKER, "--zone-failure"], "--zone-failure go with --workload"),
+        (["--pod-file", WORKER, "--zone-failure"], "--zone-failure goes with --workload"),
         (["-w", "statefulset/search", "--max-limit", "3"], "--max-limit goes with --pod-file"),
         (["--pod-file", SEED1], "needs exactly one Pod or Deployment or StatefulSet or ReplicaSet"),
     ]:
