@@ -1,4 +1,4 @@
-# planner: make demo | make test | make lint | make bench | make fuzz | make lock | make floors
+# planner: make demo | make test | make lint | make bench | make fuzz | make pictures | make lock | make floors
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,7 +8,7 @@ LOCK := requirements.lock
 PIP_TOOLS := pip-tools==7.6.2
 UV := uv==0.13.9
 
-.PHONY: demo test test-fast bench fuzz lint lock floors clean venv
+.PHONY: demo test test-fast bench fuzz lint pictures lock floors clean venv
 
 venv: $(STAMP)
 
@@ -21,7 +21,7 @@ $(STAMP): $(LOCK) pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	@echo "== an HPA scale-up left search-2 Pending: why?"
+	@echo "== the HPA scale-up incident: why is search-2 Pending?"
 	@$(BIN)/planner explain scenarios/hpa-scale-up-retained-volume.yaml --pod default/search-2; test $$? -le 1  # exit 1 means 'no', which is the point of the demo
 	@echo
 	@echo "== can the StatefulSet run 3 replicas? 4?"
@@ -31,11 +31,11 @@ demo: $(STAMP)
 	@echo "== which counts of the HPA range work?"
 	@$(BIN)/planner capacity scenarios/hpa-scale-up-retained-volume.yaml --workload statefulset/search; test $$? -le 1  # exit 1 means 'no', which is the point of the demo
 	@echo
-	@echo "== a rolling update with required anti-affinity: replay it pod by pod (it sticks), then the cheapest verified fixes"
+	@echo "== the rolling update that never ends: replay it pod by pod (it sticks), then the cheapest verified fixes"
 	@$(BIN)/planner simulate scenarios/rollout-hostname-anti-affinity.yaml --workload deployment/web --rollout; test $$? -le 1
 	@$(BIN)/planner remediate scenarios/rollout-hostname-anti-affinity.yaml --workload deployment/web --rollout --top 2; test $$? -le 1
 	@echo
-	@echo "== audit every workload of a snapshot for the hazards behind these incidents (a CI gate: exit 1 on findings)"
+	@echo "== audit every workload of a snapshot for these incidents' hazards (a CI gate: exit 1 on findings)"
 	@$(BIN)/planner audit scenarios/hpa-scale-up-retained-volume.yaml; test $$? -le 1
 
 test: $(STAMP)
@@ -55,6 +55,11 @@ FUZZ_EXAMPLES ?= 12000
 fuzz: $(STAMP)
 	PLANNER_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(if $(FUZZ_SEED),PLANNER_FUZZ_SEED=$(FUZZ_SEED)) \
 		$(BIN)/python -m pytest -p no:cacheprovider tests/commands/test_fuzz.py -k test_mutants_through_every_command
+
+# The pictures README.md shows (docs/*.png), drawn again from the bundled scenarios
+# (tests/test_docs_pictures.py checks that the checked-in ones are current).
+pictures: $(STAMP)
+	$(BIN)/python docs/pictures.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check planner models tests bench

@@ -8,8 +8,9 @@ stderr.
 from __future__ import annotations
 
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -22,7 +23,8 @@ app = typer.Typer(
     help="A constraint-solver placement planner for Kubernetes: why a pod cannot be placed, "
     "whether a workload can reach N replicas, and what to change.",
     no_args_is_help=True,
-    add_completion=False,
+    # --install-completion / --show-completion [bash|zsh|fish|powershell]: click's shell completion
+    add_completion=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -75,9 +77,9 @@ def _validate_table(r: dict) -> str:
     lines = []
     if r["valid"]:
         counts = ", ".join(f"{n} {k}" for k, n in r["objects"].items()) or "no objects"
-        lines.append(f"valid: {counts}")
+        lines.append(f"{output.good('valid')}: {counts}")
     else:
-        lines.append(f"invalid: {len(r['errors'])} error(s)")
+        lines.append(f"{output.bad('invalid')}: {len(r['errors'])} error(s)")
         lines.extend(r["errors"])
     for n in r.get("notes", []):
         lines.append(f"note: {n}")
@@ -138,6 +140,8 @@ def explain(
     ] = False,
     scheduler_config: SchedulerConfigOpt = None,
     out: Annotated[ExplainFormat, typer.Option("-o", "--output", help="Output format; wide: with several pods, one row per pod with kube-scheduler's message for it.")] = ExplainFormat.table,
+    plot: Annotated[str | None, typer.Option("--plot", help="One pod: draw its zone map (each zone's nodes, the pods of its workload and their volumes, the spread counts and skew) into FILE: PNG or SVG by its extension.", show_default=False)] = None,
+    html: Annotated[str | None, typer.Option("--html", help="One pod: its zone map as a self-contained HTML page (inline SVG and CSS, no script) in FILE.", show_default=False)] = None,
     overlay: OverlayOpt = True,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
@@ -154,6 +158,8 @@ def explain(
         scores=scores,
         scheduler_config=scheduler_config,
         overlay=overlay,
+        plot=plot,
+        html=html,
     )
     if out is ExplainFormat.wide:
         output.emit(result, "table", render_wide)
@@ -185,6 +191,8 @@ def check(
     seed: SeedOpt = 0,
     workers: WorkersOpt = 2,
     scheduler_config: SchedulerConfigOpt = None,
+    plot: Annotated[str | None, typer.Option("--plot", help="Draw the zone map of the answer (each zone's nodes, the pods kept and placed or Pending with their volumes, the spread counts and skew) into FILE: PNG or SVG by its extension.", show_default=False)] = None,
+    html: Annotated[str | None, typer.Option("--html", help="The zone map as a self-contained HTML page (inline SVG and CSS, no script) in FILE.", show_default=False)] = None,
     overlay: OverlayOpt = True,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
@@ -192,7 +200,8 @@ def check(
     from planner.commands.check import check_command, render_check
 
     result = check_command(
-        paths, workload, replicas, namespace, _solve_opts(time_limit, seed, workers), _limits(max_bytes), scheduler_config, overlay=overlay
+        paths, workload, replicas, namespace, _solve_opts(time_limit, seed, workers), _limits(max_bytes), scheduler_config, overlay=overlay,
+        plot=plot, html=html,
     )
     output.emit(result, out.value, render_check)
     return 0 if result["schedulable"] else 1
@@ -215,7 +224,8 @@ def capacity(
     rng: Annotated[str | None, typer.Option("--range", help="Replica counts A..B (default: the HPA's min..max, else 1..2 x replicas).")] = None,
     zone_failure: Annotated[bool, typer.Option("--zone-failure", help="For each zone lost: do the replicas still fit?")] = False,
     add_nodes: Annotated[bool, typer.Option("--add-nodes", help="Fewest nodes to add per zone for the first failing count.")] = False,
-    plot: Annotated[str | None, typer.Option("--plot", help="Write a PNG of schedulable counts and zone headroom.")] = None,
+    plot: Annotated[str | None, typer.Option("--plot", help="Draw the capacity curve (each count schedulable or not with the constraint that limits it; each zone's headroom on the nodes the pods may use) into FILE: PNG or SVG by its extension.", show_default=False)] = None,
+    html: Annotated[str | None, typer.Option("--html", help="The capacity curve as a self-contained HTML page (inline SVG and CSS, no script) in FILE.", show_default=False)] = None,
     out: OutputOpt = Format.table,
     time_limit: TimeLimitOpt = 30.0,
     seed: SeedOpt = 0,
@@ -229,7 +239,7 @@ def capacity(
 
     result = capacity_command(
         paths, workload, namespace, rng, zone_failure, add_nodes, plot, _solve_opts(time_limit, seed, workers), _limits(max_bytes),
-        scheduler_config, pod_file=pod_file, max_limit=max_limit, overlay=overlay,
+        scheduler_config, pod_file=pod_file, max_limit=max_limit, overlay=overlay, html=html,
     )
     output.emit(result, out.value, render_any)
     if "per_node" in result:
@@ -256,6 +266,8 @@ def simulate(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the scheduler's tie-breaks.")] = 0,
     scheduler_config: SchedulerConfigOpt = None,
     out: OutputOpt = Format.table,
+    plot: Annotated[str | None, typer.Option("--plot", help="Draw the replay's timeline (its pods x the steps: Pending, Running in which zone, or gone; each step's zone counts and skew) into FILE: PNG or SVG by its extension.", show_default=False)] = None,
+    html: Annotated[str | None, typer.Option("--html", help="The timeline as a self-contained HTML page (inline SVG and CSS, no script) in FILE.", show_default=False)] = None,
     overlay: OverlayOpt = True,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
@@ -272,6 +284,8 @@ def simulate(
         _limits(max_bytes),
         scheduler_config,
         overlay=overlay,
+        plot=plot,
+        html=html,
     )
     output.emit(result, out.value, render_simulate)
     return 0 if result["completed"] else 1
@@ -334,6 +348,7 @@ def audit(
     out: Annotated[AuditFormat, typer.Option("-o", "--output", help="table, json, or sarif (SARIF 2.1.0 for GitHub code scanning).")] = AuditFormat.table,
     fail_on: Annotated[Severity, typer.Option("--fail-on", help="Exit 1 when a finding of this severity or worse is found (note < warning < error); ignored findings never count.")] = Severity.warning,
     docs_url: Annotated[str | None, typer.Option("--docs-url", help="Where docs/audit.md is served (an absolute URL): SARIF helpUri points at each rule's section there (default: the path docs/audit.md).")] = None,
+    overlay: OverlayOpt = True,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> int:
     """Find latent scheduling hazards (those behind known incidents) in every workload, and the pods Pending now: a CI gate (exit 1 on findings). An object opts out of a rule with the annotation audit.planner.dev/ignore: "RULE-ID: reason"."""
@@ -341,7 +356,7 @@ def audit(
 
     url = check_docs_url(docs_url)
     result = audit_command(paths, namespace, all_namespaces, _limits(max_bytes), exclude=exclude_namespace or (),
-                           rules=rules or (), skip_rules=skip_rules or ())
+                           rules=rules or (), skip_rules=skip_rules or (), overlay=overlay)
     if out is AuditFormat.sarif:
         output.emit(render_sarif(result, url), "json")
     else:
@@ -385,7 +400,22 @@ def _root(
     """A constraint-solver placement planner for Kubernetes."""
 
 
-def main(argv: list[str] | None = None) -> None:
+def _watched() -> AbstractContextManager[object]:
+    """The progress display of the run (planner.tty), when a person watches stderr; else nothing
+    (planner.tty and what it imports are not even imported)."""
+    try:
+        if not sys.stderr.isatty():
+            return nullcontext()
+    except (AttributeError, ValueError):
+        return nullcontext()
+    from planner import progress, tty
+
+    if tty.wanted(sys.stderr):
+        return progress.reporting(tty.TtyReporter(sys.stderr))
+    return nullcontext()
+
+
+def main(argv: list[str] | None = None, prog_name: str = "planner") -> None:
     """Entry point: runs a command and turns every failure into a one-line message and exit 2."""
     try:
         from typer._click import exceptions as click_exc  # typer >= 0.26 vendors click
@@ -395,7 +425,8 @@ def main(argv: list[str] | None = None) -> None:
 
     code = 0
     try:
-        rv = get_command(app).main(args=argv, prog_name="planner", standalone_mode=False)
+        with _watched():
+            rv = get_command(app).main(args=argv, prog_name=prog_name, standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
         if code == 130:  # typer turns Ctrl-C into a silent return of 130 (no command returns it)
             output.note("interrupted")
@@ -423,3 +454,44 @@ def main(argv: list[str] | None = None) -> None:
         output.note(f"error: internal error: {type(e).__name__}: {e} (please report this with the input that caused it)")
         code = 2
     sys.exit(code)
+
+
+def kubectl_main() -> None:
+    """The kubectl plugin (kubectl-planner on PATH): ``kubectl planner explain ...`` runs
+    ``kubectl-planner explain ...``, which is planner with kubectl's name for it in its messages."""
+    main(prog_name="kubectl planner")
+
+
+def kubectl_complete() -> None:
+    """kubectl's completion of plugins (kubectl 1.26+): ``kubectl_complete-planner ARGS... WORD``
+    prints the completions of WORD after ARGS, one a line, then cobra's directive line (``:0``,
+    the shell's default: file names when nothing else completes)."""
+    from typer.main import get_command
+
+    try:
+        from typer._click.shell_completion import ShellComplete  # typer >= 0.26 vendors click
+    except ImportError:  # pragma: no cover - typer < 0.26 depends on click
+        from click.shell_completion import ShellComplete  # type: ignore[assignment,no-redef]
+
+    class Complete(ShellComplete):
+        """click's completion of args and the word being typed, printed by us (no shell script)."""
+
+        source_template = ""
+
+        def source_vars(self) -> dict[str, Any]:  # pragma: no cover - not used
+            return {}
+
+        def get_completion_args(self) -> tuple[list[str], str]:  # pragma: no cover - not used
+            return [], ""
+
+        def format_completion(self, item: Any) -> str:  # pragma: no cover - not used
+            return str(item.value)
+
+    args = sys.argv[1:]
+    if args[:1] == ["__complete"]:  # what kubectl passes when it completes through the plugin itself
+        args = args[1:]
+    incomplete = args[-1] if args else ""
+    comp = Complete(get_command(app), {}, "kubectl planner", "_PLANNER_COMPLETE")
+    for item in comp.get_completions(args[:-1], incomplete):
+        sys.stdout.write(f"{item.value}\n")
+    sys.stdout.write(":0\n")

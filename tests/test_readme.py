@@ -98,3 +98,79 @@ def test_everyday_examples_run_as_shown():
             want = line.split("...", 1)[0].rstrip()
             if want.strip():
                 assert any(p.rstrip().startswith(want) for p in printed), (command, line, printed)
+
+
+DOCS = ["README.md", *sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))]
+
+
+def _console_commands(text: str) -> list[tuple[str, list[str]]]:
+    """Every `$ planner ...` of the console blocks (continuation lines joined, comments dropped),
+    with the lines shown after it."""
+    out: list[tuple[str, list[str]]] = []
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        lines = block.splitlines()
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            if line.startswith("$ "):
+                cmd = line[2:]
+                while cmd.rstrip().endswith("\\") and i + 1 < len(lines):
+                    i += 1
+                    cmd = cmd.rstrip()[:-1] + " " + lines[i].strip()
+                out.append((cmd.split("  #", 1)[0].strip(), []))
+            elif out:
+                out[-1][1].append(line)
+            i += 1
+    return out
+
+
+def test_every_documented_command_runs_from_a_fresh_clone():
+    """Each command the README and docs/ show runs from the repository's root on bundled files
+    only (exit 0 or 1), and prints the lines shown (lines with '...' abbreviate: their start is
+    checked)."""
+    from .conftest import run_cli
+
+    seen = 0
+    for doc in DOCS:
+        for command, shown in _console_commands((ROOT / doc).read_text()):
+            stdin = None
+            if " | " in command:
+                feed, command = command.split(" | ", 1)
+                assert feed.startswith("cat "), (doc, feed)
+                stdin = (ROOT / feed[4:].strip()).read_bytes()
+            argv = shlex.split(command)
+            assert argv[0] == "planner", (doc, command)
+            for a in argv[1:]:
+                if a.endswith((".yaml", ".yml", ".json")) or "/" in a and not a.startswith(("-", "statefulset/", "deployment/", "default/")):
+                    assert (ROOT / a).exists(), f"{doc}: {a} is not in the repository"
+            assert not any(a.startswith(("--plot", "--html", "--emit")) for a in argv), f"{doc}: {command} writes files"
+            cwd = os.getcwd()
+            try:
+                os.chdir(ROOT)
+                r = run_cli(argv[1:], stdin=stdin)
+            finally:
+                os.chdir(cwd)
+            assert r.code in (0, 1), (doc, command, r.err)
+            printed = [p.rstrip() for p in (r.out + r.err).splitlines()]
+            for line in shown:
+                want = line.split("...", 1)[0].rstrip()
+                if want.strip():
+                    assert any(p.startswith(want) for p in printed), (doc, command, line)
+            seen += 1
+    assert seen >= 12
+
+
+def test_docs_point_inside_the_repository():
+    """Links and paths in the README and docs/ name files of the repository (or web pages), never
+    a place outside it."""
+    for doc in DOCS:
+        text = (ROOT / doc).read_text()
+        base = (ROOT / doc).parent
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if target.startswith(("http://", "https://", "#", "mailto:")):
+                continue
+            path = target.split("#", 1)[0]
+            assert not path.startswith("/") and ".." not in path.split("/"), f"{doc}: {target}"
+            assert (base / path).resolve().is_relative_to(ROOT) and (base / path).exists(), f"{doc}: {target} does not exist"
+        for m in re.finditer(r"(?<![\w.>])(/(?:home|work|tmp|Users|root|opt|srv|mnt)/[\w./-]+|\.\./[\w./-]+)", text):
+            raise AssertionError(f"{doc}: {m.group(0)} is outside the repository")

@@ -12,7 +12,7 @@ from planner.engines.audit import NOTE, RULES, SEVERITIES, Scope, audit, reaches
 from planner.engines.audit.scope import rule_list, selected_rules, unknown_rules
 from planner.errors import UsageError
 from planner.load import Limits, collect_paths, load_snapshot
-from planner.output import note
+from planner.output import bad, good, note, warn
 
 FAIL_ON = SEVERITIES  # note | warning | error
 
@@ -27,9 +27,13 @@ def audit_command(
     exclude: Iterable[str] = (),
     rules: Iterable[str] = (),
     skip_rules: Iterable[str] = (),
+    overlay: bool = True,
 ) -> dict[str, Any]:
     """``namespace``: -n (one or several names or shell patterns); ``exclude``: --exclude-namespace;
-    ``rules`` / ``skip_rules``: --rules / --skip-rules (comma-separated, repeatable)."""
+    ``rules`` / ``skip_rules``: --rules / --skip-rules (comma-separated, repeatable); ``overlay``:
+    the inputs after the first applied over it (--overlay/--no-overlay), as every command reads
+    them.  One -n that names a namespace (not a pattern) is also the namespace of namespace-less
+    objects of the inputs, as with the other commands (kubectl apply -n)."""
     include = [namespace] if isinstance(namespace, str) else list(namespace or [])
     if include and all_namespaces:
         raise UsageError("audit: give -n NAMESPACE or -A, not both")
@@ -43,12 +47,12 @@ def audit_command(
         raise UsageError("audit: --rules and --skip-rules leave no rule to run")
     scope = Scope(include=tuple(include) or None, exclude=tuple(exclude), all_namespaces=all_namespaces)
     paths = list(paths)
-    snap = load_snapshot(paths, limits, notice=note)
+    snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=loading_namespace(include))
     names = {k.split("/", 1)[0] for k in (*snap.deployments, *snap.statefulsets)}
     for pattern in include:
         if not any(scope.hazards(n) and fnmatchcase(n, pattern) for n in names):
             note(f"note: no workload in namespace {pattern}")
-    res = audit(snap, opts=opts, progress=_progress, scope=scope, rules=chosen)
+    res = audit(snap, opts=opts, scope=scope, rules=chosen)
     findings = [f.to_json() for f in res.findings]
     return {
         "findings": findings,
@@ -75,16 +79,12 @@ def _inputs(paths: list[str]) -> list[str]:
         return list(paths)
 
 
-def _progress(msg: str) -> None:
-    import sys
-
-    if sys.stderr.isatty():
-        sys.stderr.write("\r" + msg[:70].ljust(70))
-        sys.stderr.flush()
-        if msg.startswith("auditing") and "(" in msg:
-            done, _, total = msg.rsplit("(", 1)[1].rstrip(")").partition("/")
-            if done == total:
-                sys.stderr.write("\r" + " " * 70 + "\r")
+def loading_namespace(include: list[str]) -> str | None:
+    """The namespace namespace-less objects go into: the one -n given, when it names a namespace
+    rather than a pattern; None (default, as kubectl) otherwise."""
+    if len(include) == 1 and not any(ch in include[0] for ch in "*?["):
+        return include[0]
+    return None
 
 
 def exit_code(result: dict, fail_on: str) -> int:
@@ -102,9 +102,9 @@ def render_table(r: dict, show_notes: bool = False) -> str:
     lines = []
     counts = f"{s['errors']} error(s), {s['warnings']} warning(s)" + (f", {len(notes)} note(s)" if notes else "")
     if not r["findings"]:
-        lines.append(f"No hazards found in {s['workloads']} workload(s)." + (f" {len(ignored)} finding(s) ignored." if ignored else ""))
+        lines.append(good(f"No hazards found in {s['workloads']} workload(s).") + (f" {len(ignored)} finding(s) ignored." if ignored else ""))
     elif not s["errors"] and not s["warnings"]:
-        lines.append(f"No warnings or errors in {s['workloads']} workload(s) audited: {len(notes)} note(s)"
+        lines.append(good(f"No warnings or errors in {s['workloads']} workload(s) audited") + f": {len(notes)} note(s)"
                      + (f"; {len(ignored)} finding(s) ignored" if ignored else ""))
     else:
         lines.append(f"{len(r['findings'])} finding(s) ({counts}) in {s['workloads']} workload(s) audited"
@@ -117,7 +117,9 @@ def render_table(r: dict, show_notes: bool = False) -> str:
         lines.append("")
         lines.append(name)
         for f in fs:
-            head = f"  {f['severity'].upper():<8} {f['rule']}"
+            sev = f"{f['severity'].upper():<8}"
+            sev = bad(sev) if f["severity"] == "error" else warn(sev) if f["severity"] == "warning" else sev
+            head = f"  {sev} {f['rule']}"
             lines.append(head)
             lines.extend(_wrap(f["message"], width, 11, 11))
             others = f["objects"][1:]

@@ -1,18 +1,18 @@
-"""`planner capacity`: load the inputs, walk the replica range, zone loss, nodes to add; the JSON shape, the table and the plot."""
+"""`planner capacity`: load the inputs, walk the replica range, zone loss, nodes to add; the JSON
+shape, the table and the pictures (planner.pictures.capacity)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import Any
 
 from models.solve import SolveOptions
+from planner import pictures
 from planner.engines.capacity import capacity, make_probe, parse_range, spec_capacity
 from planner.engines.workloads import parse_workload
 from planner.errors import UsageError
-from planner.files import write_with
 from planner.load import Limits, load_snapshot, read_manifest, read_scheduler_config
-from planner.output import note, progress, table
+from planner.output import bad, good, note, table
 from planner.scheduler.config import feasibility_notes
 
 
@@ -31,13 +31,16 @@ def capacity_command(
     pod_file: str | None = None,
     max_limit: int | None = None,
     overlay: bool = True,
+    html: str | None = None,
 ) -> dict[str, Any]:
+    """``plot`` (--plot FILE: PNG or SVG) and ``html`` (--html FILE): the capacity curve."""
     if (workload is None) == (pod_file is None):
         raise UsageError("capacity: give exactly one of --workload KIND/NAME or --pod-file POD.yaml")
+    pictures.check_targets(plot, html)
     if pod_file is not None:
-        given = [o for o, v in (("--range", rng), ("--zone-failure", zone_failure), ("--add-nodes", add_nodes), ("--plot", plot)) if v]
+        given = [o for o, v in (("--range", rng), ("--zone-failure", zone_failure), ("--add-nodes", add_nodes), ("--plot", plot), ("--html", html)) if v]
         if given:
-            raise UsageError(f"capacity: {', '.join(given)} go with --workload; --pod-file counts how many more copies of a pod fit")
+            raise UsageError(f"capacity: {', '.join(given)} {'go' if len(given) > 1 else 'goes'} with --workload; --pod-file counts how many more copies of a pod fit")
         if pod_file == "-" and "-" in list(paths):
             raise UsageError("capacity: standard input can be read once: give the snapshot or --pod-file as a file")
     elif max_limit is not None:
@@ -49,7 +52,7 @@ def capacity_command(
         label = "<stdin>" if pod_file == "-" else pod_file
         probe = make_probe(snap, obj, f"{type(obj).__name__} {obj.namespace}/{obj.name} from {label}")
         probe.notes[:0] = file_notes
-        result = spec_capacity(probe, opts, max_limit, progress=progress)
+        result = spec_capacity(probe, opts, max_limit)
         if config is not None:
             result["notes"].extend(feasibility_notes(config, config.main))
         return result
@@ -57,12 +60,14 @@ def capacity_command(
     snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
     ref = parse_workload(workload, namespace)
     r = parse_range(rng) if rng else None
-    result = capacity(snap, ref, r, zone_failure, add_nodes, opts, progress=progress, profile=None if config is None else config.main)
+    result = capacity(snap, ref, r, zone_failure, add_nodes, opts, profile=None if config is None else config.main)
     if config is not None:
         result.setdefault("notes", []).extend(feasibility_notes(config, config.main))
-    if plot:
-        write_plot(result, snap, plot)
-        note(f"wrote {plot}")
+    if plot or html:
+        from planner.pictures.capacity import for_capacity
+
+        for path in pictures.write(for_capacity(snap, ref, result), plot, html):
+            note(f"wrote {path}")
     return result
 
 
@@ -79,6 +84,7 @@ def render_pod_capacity(r: dict) -> str:
     req = ", ".join(f"{k} {_quantity(k, v)}" for k, v in r["requests"].items()) or "none"
     lines = [f"{r['source']}: requests {req}"]
     more = f"at least {r['count']:,}" if r["limited"] else f"{r['count']:,}"
+    more = good(more) if r["count"] else bad(more)
     lines.append(f"  the cluster can take {more} more pod(s) like it" + (" (stopped at --max-limit)" if r["limited"] else ""))
     lim = r.get("limit")
     if lim:
@@ -97,18 +103,18 @@ def render_pod_capacity(r: dict) -> str:
 
 def render_capacity(r: dict) -> str:
     lines = [f"{r['workload']}: replicas {r['range']['min']}..{r['range']['max']} ({r['range']['source']})"]
-    rows = [[x["replicas"], "yes" if x["schedulable"] else "NO", x["reason"] or _preempts(x)] for x in r["replicas"]]
+    rows = [[x["replicas"], good("yes") if x["schedulable"] else bad("NO"), x["reason"] or _preempts(x)] for x in r["replicas"]]
     past = (r.get("bound") or {}).get("past")
     if past:
         span = f"{past['min']}..{past['max']}" if past["max"] > past["min"] else str(past["min"])
-        rows.append([span, "NO", f"past the cluster's bound {r['bound']['max_replicas']:,}: {r['bound']['message']}"])
+        rows.append([span, bad("NO"), f"past the cluster's bound {r['bound']['max_replicas']:,}: {r['bound']['message']}"])
     lines.append(table(["replicas", "schedulable", "reason"], rows, indent="  "))
     lines.append(f"  max_replicas: {r['max_replicas'] if r['max_replicas'] is not None else 'none'}")
     if r["non_monotonic"]:
         ok_above = ", ".join(str(n) for n in r["non_monotonic"])
-        lines.append(f"  NOT MONOTONIC: {ok_above} fail(s) although a larger count works (scaling through it gets stuck)")
+        lines.append(f"  {bad('NOT MONOTONIC')}: {ok_above} fail(s) although a larger count works (scaling through it gets stuck)")
     for z in r.get("zone_failure", []):
-        state = "survives" if z["schedulable"] else "DOES NOT survive"
+        state = good("survives") if z["schedulable"] else bad("DOES NOT survive")
         lines.append(f"  zone {z['zone']} lost ({z['nodes_lost']} nodes): {z['replicas']} replicas {state}" + (f": {z['reason']}" if z["reason"] else ""))
         for lp in z["lost_pods"]:
             vols = ", ".join(f"{v['claim']} -> {v['pv']}" + (" (pinned)" if v["pinned"] else "") for v in lp["volumes"])
@@ -144,42 +150,3 @@ def _quantity(resource: str, v: int) -> str:
     if resource in ("memory", "ephemeral-storage") and v >= 1024**2 and v % 1024**2 == 0:
         return f"{v // 1024**3}Gi" if v % 1024**3 == 0 else f"{v // 1024**2}Mi"
     return str(v)
-
-
-def write_plot(result: dict, snap: Any, path: str) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise UsageError("--plot needs matplotlib: pip install 'planner[plot]'") from None
-    rows = result["replicas"]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    xs = [r["replicas"] for r in rows]
-    colors = ["#2e7d32" if r["schedulable"] else "#c62828" for r in rows]
-    ax1.bar(xs, [1] * len(xs), color=colors)
-    ax1.set_yticks([])
-    ax1.set_xlabel("replicas")
-    ax1.set_title(f"{result['workload']}: schedulable (green) / not (red)")
-    zones = snap.zones or ["(no zone)"]
-    free_cpu = []
-    for z in zones:
-        total = 0
-        for n in snap.nodes.values():
-            if (n.zone or "(no zone)") == z:
-                used = sum(p.spec.requests.get("cpu", 0) for p in snap.pods.values() if p.spec.node_name == n.name and not p.terminal)
-                total += max(0, n.allocatable.get("cpu", 0) - used)
-        free_cpu.append(total / 1000)
-    ax2.bar(zones, free_cpu, color="#1565c0")
-    ax2.set_ylabel("free cpu (cores)")
-    ax2.set_title("headroom per zone")
-    fig.tight_layout()
-    # a fresh file in FILE's folder, renamed over FILE: a symlink at FILE is replaced, not followed
-    fmt = os.path.splitext(path)[1].lstrip(".").lower() or "png"
-    try:
-        write_with(path, lambda f: fig.savefig(f, format=fmt, dpi=100))
-    except ValueError as e:  # a format matplotlib does not know
-        raise UsageError(f"--plot {path}: {e}") from None
-    finally:
-        plt.close(fig)

@@ -6,11 +6,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from models.solve import SolveOptions
+from planner import pictures, progress
 from planner.engines.check import check_replicas
 from planner.engines.workloads import parse_workload
 from planner.errors import UsageError
 from planner.load import Limits, load_snapshot, read_scheduler_config
-from planner.output import note, table
+from planner.output import bad, good, note, table
 from planner.scheduler.config import feasibility_notes
 
 
@@ -24,16 +25,22 @@ def check_command(
     scheduler_config: str | None = None,
     *,
     overlay: bool = True,
+    plot: str | None = None,
+    html: str | None = None,
 ) -> dict[str, Any]:
+    """``plot`` (--plot FILE: PNG or SVG) and ``html`` (--html FILE): the zone map of the answer."""
     if not workloads:
         raise UsageError("check: give at least one --workload KIND/NAME")
+    pictures.check_targets(plot, html)
     config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
     snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
     refs = [parse_workload(w, namespace) for w in workloads]
-    out = check_replicas(snap, refs, replicas, opts, None if config is None else config.main)
+    asked = ", ".join(str(r) for r in refs) + (f" x{replicas}" if replicas is not None else "")
+    with progress.task(f"checking {asked}"):
+        out = check_replicas(snap, refs, replicas, opts, None if config is None else config.main)
     targets = {str(p.ref): p.replicas for p in out.plans}
     first = out.plans[0]
-    return {
+    result = {
         "workload": str(first.ref),
         "replicas": first.replicas,
         "workloads": [{"workload": w, "replicas": n} for w, n in targets.items()],
@@ -49,12 +56,18 @@ def check_command(
         # timings stay out of the JSON so that identical inputs give identical output
         "stats": {k: v for k, v in out.stats.items() if k != "solve_seconds"},
     }
+    if plot or html:
+        from planner.pictures.zonemap import for_check
+
+        for path in pictures.write(for_check(snap, out, result), plot, html):
+            note(f"wrote {path}")
+    return result
 
 
 def render_check(r: dict) -> str:
     lines = []
     targets = ", ".join(f"{w['workload']} x{w['replicas']}" for w in r["workloads"])
-    lines.append(f"{targets}: {'SCHEDULABLE' if r['schedulable'] else 'UNSCHEDULABLE'}")
+    lines.append(f"{targets}: {good('SCHEDULABLE') if r['schedulable'] else bad('UNSCHEDULABLE')}")
     if r["schedulable"]:
         if r["placement"]:
             lines.append("  placement (in an order that passes every filter, pod by pod):")

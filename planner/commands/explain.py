@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
+from planner import pictures
 from planner.domain import Pod
 from planner.engines.explain import explain, explain_pending, pending_pods
 from planner.errors import InputError, UsageError
 from planner.load import Limits, load_snapshot, read_manifest, read_scheduler_config
-from planner.output import note, table
+from planner.output import bad, good, note, table
 from planner.priority import resolve_spec
 from planner.scheduler.config import SchedulerConfig
 from planner.scheduler.registry import Profile
@@ -64,10 +65,13 @@ def explain_command(
     scores: bool = False,
     scheduler_config: str | None = None,
     overlay: bool = True,
+    plot: str | None = None,
+    html: str | None = None,
 ) -> dict:
     """What ``planner explain`` prints: one pod (``--pod X`` alone, ``--pod-file``) in the
     single-pod shape; several ``--pod`` or every Pending pod (``-A``, ``-n``, or neither: the
-    namespace default, as kubectl) in the list shape (docs/output.md, explain-list)."""
+    namespace default, as kubectl) in the list shape (docs/output.md, explain-list).  ``plot``
+    (--plot FILE: PNG or SVG) and ``html`` (--html FILE): the zone map of the one pod."""
     if pod_file is not None and pods:
         raise UsageError("explain: give --pod NAMESPACE/NAME or --pod-file POD.yaml, not both")
     if all_namespaces and (pods or pod_file is not None):
@@ -78,6 +82,9 @@ def explain_command(
     if scores and listing:
         raise UsageError("explain: --scores scores the nodes of named pods: give --pod NAMESPACE/NAME")
     keys = [f"{ns}/{name}" for ns, name in (split_name(p, namespace) for p in pods)]
+    if (plot or html) and (listing or len(dict.fromkeys(keys)) > 1):
+        raise UsageError("explain: --plot and --html draw the zone map of one pod: give one --pod NAMESPACE/NAME or --pod-file")
+    pictures.check_targets(plot, html)
     config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
     snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
     if pod_file is not None:
@@ -87,12 +94,13 @@ def explain_command(
         notes = list(snap.notes)
         if target.key in snap.pods:
             notes.append(f"pod {target.key} from {pod_file} replaces the pod of that name in the snapshot")
-        return _one(snap, target, notes, scores, config, scheduler_config)
+        return _drawn(snap, target, _one(snap, target, notes, scores, config, scheduler_config), plot, html)
     missing = [k for k in dict.fromkeys(keys) if k not in snap.pods]
     if missing:
         raise InputError(*(f"pod {k} not found in the input ({len(snap.pods)} pods read)" for k in missing))
     if len(keys) == 1:
-        return _one(snap, snap.pods[keys[0]], list(snap.notes), scores, config, scheduler_config)
+        target = snap.pods[keys[0]]
+        return _drawn(snap, target, _one(snap, target, list(snap.notes), scores, config, scheduler_config), plot, html)
     notes = list(snap.notes)
     profile_for: Callable[[Pod], Profile] | None = None
     profile_said: list[str] = []
@@ -115,6 +123,16 @@ def explain_command(
             entries.append(explain(snap, t, [], scores=scores, profile=prof))
     notes.extend(profile_said)
     return list_shape(scope, entries, notes)
+
+
+def _drawn(snap: Snapshot, target: Pod, result: dict, plot: str | None, html: str | None) -> dict:
+    """``result``, after its zone map is written to the files asked for."""
+    if plot or html:
+        from planner.pictures.zonemap import for_explain
+
+        for path in pictures.write(for_explain(snap, target, result), plot, html):
+            note(f"wrote {path}")
+    return result
 
 
 def _profiles(config: SchedulerConfig, source: str, notes: list[str]) -> tuple[Callable[[Pod], Profile], list[str]]:
@@ -228,7 +246,7 @@ def _score_table(r: dict) -> list[str]:
 
 def render_table(r: dict) -> str:
     out: list[str] = []
-    verdict = "schedulable" if r["schedulable"] else "UNSCHEDULABLE"
+    verdict = good("schedulable") if r["schedulable"] else bad("UNSCHEDULABLE")
     out.append(f"Pod {r['pod']}: {verdict}")
     out.append(f"  {r['summary']}")
     for p in r["prefilter"]:
@@ -250,11 +268,11 @@ def render_table(r: dict) -> str:
     for (zone, feasible, fails), names in groups.items():
         label = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} alike)"
         if feasible:
-            rows.append([label, zone, "yes", "", ""])
+            rows.append([label, zone, good("yes"), "", ""])
             continue
         for i, (plugin, reason, detail) in enumerate(fails):
             text = f"{reason} [{detail}]" if detail else reason
-            rows.append([label if i == 0 else "", zone if i == 0 else "", "no" if i == 0 else "", plugin, text])
+            rows.append([label if i == 0 else "", zone if i == 0 else "", bad("no") if i == 0 else "", plugin, text])
     out.append(table(["node", "zone", "fits", "plugin", "reason"], rows, indent="  "))
     out.extend(_score_table(r))
     for s in r["spread"]:
@@ -326,13 +344,13 @@ def render_list(r: dict, wide: bool = False) -> str:
             for g in r["groups"]:
                 for k in g["pods"]:
                     e = by_pod[k]
-                    rows.append([_short(k, r["scope"]), "yes" if e["schedulable"] else "no", _preempt(g), e["summary"]])
+                    rows.append([_short(k, r["scope"]), _fits(e["schedulable"]), _preempt(g), e["summary"]])
             out.append(table(["pod", "fits", "preemption", "kube-scheduler says"], rows, indent="  "))
         elif r["pods"]:
             rows = []
             for g in r["groups"]:
                 shown = abbreviate([_short(k, r["scope"]) for k in g["pods"]])
-                rows.append([g["count"], "yes" if g["schedulable"] else "no", _preempt(g), g["reason"], shown])
+                rows.append([g["count"], _fits(g["schedulable"]), _preempt(g), g["reason"], shown])
             out.append(table(["pods", "fits", "preemption", "reason", "names"], rows, indent="  "))
             out.append("  (-o wide: kube-scheduler's message for each pod; --pod NAME: every node and plugin for one)")
     for n in r["notes"]:
@@ -356,6 +374,10 @@ def abbreviate(names: list[str], k: int = MAX_NAMES) -> str:
             parts.append(f"{prefix}{{{','.join(tails[:k])}{more}}}")
     rest = sum(len(t) for t in list(families.values())[k:])
     return ", ".join(parts) + (f" and {rest} more" if rest else "")
+
+
+def _fits(ok: bool) -> str:
+    return good("yes") if ok else bad("no")
 
 
 def _preempt(g: dict) -> str:

@@ -6,11 +6,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from models.solve import SolveOptions
+from planner import progress
 from planner.engines.remediation import Goal, remediate
 from planner.engines.workloads import parse_workload
 from planner.errors import UsageError
 from planner.load import Limits, load_snapshot, read_steps
-from planner.output import note, progress
+from planner.output import bad, good, note
 
 
 def remediate_command(
@@ -57,7 +58,8 @@ def remediate_command(
         goal = Goal(ref, "scale", scale)
     else:
         goal = Goal(ref, "rollout", None)
-    out = remediate(snap, goal, forbid, allow_destructive, top, opts, seed, progress=progress)
+    # the search's progress(stage, done, total) calls (or progress(message)) on the progress display
+    out = remediate(snap, goal, forbid, allow_destructive, top, opts, seed, progress=progress.callback())
     result = out.to_dict()
     result["notes"] = out.notes + snap.notes
     result["context"] = context
@@ -103,18 +105,14 @@ def _render_plan(lines: list[str], title: str, p: dict) -> None:
 
 
 def render_remediate(r: dict) -> str:
-    import sys
-
-    if sys.stderr.isatty():
-        sys.stderr.write("\r" + " " * 72 + "\r")
     lines = []
     goal = _goal_text(r["goal"])
     alternatives = r.get("alternatives") or []
     if r["schedulable_now"]:
-        lines.append(f"{goal}: the goal holds already; nothing to fix")
+        lines.append(f"{goal}: {good('the goal holds already')}; nothing to fix")
     else:
         more = f"; {len(alternatives)} alternative(s) that change the goal" if alternatives else ""
-        lines.append(f"{goal}: FAILS now; {len(r['plans'])} verified plan(s) that reach it as asked, cheapest first{more}")
+        lines.append(f"{goal}: {bad('FAILS')} now; {len(r['plans'])} verified plan(s) that reach it as asked, cheapest first{more}")
         if r["failure"]:
             lines.append(f"  why: {r['failure']}")
     if r.get("context"):

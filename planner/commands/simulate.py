@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from planner import pictures
 from planner.engines.workloads import parse_workload
 from planner.errors import UsageError
 from planner.load import Limits, load_snapshot, read_scheduler_config, read_steps
-from planner.output import note, progress
+from planner.output import bad, good, note
 from planner.scheduler.config import has_kernel
 
 POD_MANAGEMENT = ("OrderedReady", "Parallel", "OrderedScheduled")
@@ -19,9 +20,13 @@ def simulate_command(
     scheduler_config: str | None = None,
     *,
     overlay: bool = True,
+    plot: str | None = None,
+    html: str | None = None,
 ) -> dict[str, Any]:
+    """``plot`` (--plot FILE: PNG or SVG) and ``html`` (--html FILE): the replay's timeline."""
     from planner.engines.replay import Simulator, Step, parse_steps
 
+    pictures.check_targets(plot, html)
     if not workloads:
         raise UsageError("simulate: give at least one --workload KIND/NAME")
     if pod_management is not None and pod_management not in POD_MANAGEMENT:
@@ -57,7 +62,9 @@ def simulate_command(
     if not steps and snap.scenario and snap.scenario.get("steps"):
         steps = parse_steps(snap.scenario["steps"], snap, namespace, f"Scenario {snap.scenario['name']}")
     policy = "OrderedReady" if pod_management == "OrderedScheduled" else pod_management
-    sim = Simulator(snap, seed=seed, pod_management=policy, progress=progress, scheduler_config=config)
+    # a progress callback makes the replay report its steps (planner.progress); the messages
+    # themselves are the steps' descriptions, shown by the task
+    sim = Simulator(snap, seed=seed, pod_management=policy, progress=_steps_reported, scheduler_config=config)
     result = sim.run(steps, refs)
     result["workloads"] = [str(r) for r in refs]
     result["seed"] = seed
@@ -80,11 +87,20 @@ def simulate_command(
                     "scorer (no vectorised kernel)"
                 )
         result["notes"].extend(config.notes)
+    if plot or html:
+        from planner.pictures.timeline import for_simulate
+
+        for path in pictures.write(for_simulate(result, sim.snap), plot, html):
+            note(f"wrote {path}")
     return result
 
 
+def _steps_reported(_message: str) -> None:
+    """The replay's progress callback: its steps are on the progress display already."""
+
+
 def render_simulate(r: dict) -> str:
-    lines = [f"{', '.join(r['workloads'])}: {'COMPLETED' if r['completed'] else 'STUCK'} (seed {r['seed']})"]
+    lines = [f"{', '.join(r['workloads'])}: {good('COMPLETED') if r['completed'] else bad('STUCK')} (seed {r['seed']})"]
     for st in r["steps"]:
         lines.append(f"  step {st['step']}: {st['action']}")
         shown = 0

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from models.solve import SolveOptions
+from planner import progress as progress_
 from planner.controllers.daemon import daemon_pods_for_node, is_host_network
 from planner.controllers.nodegroups import NodeGroup, node_groups
 from planner.controllers.replicaset import pod_from_template
@@ -56,6 +57,15 @@ def default_range(snap: Snapshot, ref: WorkloadRef) -> tuple[tuple[int, int], st
     return (1, max(1, 2 * obj.replicas)), "1..2 x spec.replicas"
 
 
+def limiting_constraints(out: CheckOutcome) -> list[str]:
+    """The constraints (plugin names) of an unschedulable count's minimal explanation, in the order
+    they are explained (a count past the cluster's bound: NodeResourcesFit, as check_replicas says)."""
+    if out.schedulable:
+        return []
+    names = [e["constraint"] for e in out.explanation if e["constraint"] != "replicas"]
+    return list(dict.fromkeys(names))
+
+
 def reason_of(out: CheckOutcome) -> str:
     if out.schedulable:
         return ""
@@ -102,16 +112,20 @@ def capacity(
     known: dict[str, str] | None = None
     known_plans: list | None = None
     total = top - rng[0] + 1
-    for i, n in enumerate(range(top, rng[0] - 1, -1)):
-        if progress:
-            progress(f"checking {n} replicas ({i + 1}/{total})")
-        out = check_by_known_order(snap, [ref], n, known, known_plans, profile) if known else None
-        if out is None:
-            out = check_replicas(snap, [ref], n, opts, profile)
-            if out.schedulable and out.placement and not out.preempted:
-                # (a witness with victims is not reused: a smaller count may need fewer of them)
-                known, known_plans = out.placement, out.plans
-        by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out), "preempted": out.preempted}
+    with progress_.task(f"checking replica counts of {ref}", total=total, unit="counts") as counting:
+        for i, n in enumerate(range(top, rng[0] - 1, -1)):
+            if progress:
+                progress(f"checking {n} replicas ({i + 1}/{total})")
+            counting.update(done=i, description=f"checking {n} replicas of {ref}")
+            out = check_by_known_order(snap, [ref], n, known, known_plans, profile) if known else None
+            if out is None:
+                out = check_replicas(snap, [ref], n, opts, profile)
+                if out.schedulable and out.placement and not out.preempted:
+                    # (a witness with victims is not reused: a smaller count may need fewer of them)
+                    known, known_plans = out.placement, out.plans
+            by_count[n] = {"replicas": n, "schedulable": out.schedulable, "reason": reason_of(out), "preempted": out.preempted,
+                           "constraints": limiting_constraints(out)}
+        counting.update(done=total)
     rows = [by_count[n] for n in range(rng[0], top + 1)]
     ok: list[int] = [r["replicas"] for r in rows if r["schedulable"]]
     first_fail: int | None = next((r["replicas"] for r in rows if not r["schedulable"]), past["min"] if past else None)
@@ -126,9 +140,11 @@ def capacity(
         "bound": {"max_replicas": bound.max_replicas, "message": bound.message(past["min"] if past else bound.max_replicas), "past": past},
     }
     if zone_failure:
-        result["zone_failure"] = zone_failures(snap, ref, obj.replicas, opts, profile)
+        with progress_.task(f"losing each zone of {len(snap.zones)}"):
+            result["zone_failure"] = zone_failures(snap, ref, obj.replicas, opts, profile)
     if add_nodes:
-        result["add_nodes"] = nodes_to_add(snap, ref, first_fail, opts, profile) if first_fail is not None else {
+        with progress_.task(f"finding nodes to add for {first_fail} replicas"):
+            result["add_nodes"] = nodes_to_add(snap, ref, first_fail, opts, profile) if first_fail is not None else {
             "replicas": None,
             "message": "every count in the range is schedulable: no nodes needed",
         }
@@ -425,12 +441,17 @@ def spec_capacity(probe: Probe, opts: SolveOptions, max_limit: int | None = None
     hi_limit = cap + 1 if cap is not None and cap < hi else hi
     step = 0
 
+    counting = progress_.task(f"counting copies of {probe.ref.name}", unit="checks")
+
     def check(n: int) -> CheckOutcome:
         nonlocal step
         step += 1
         if progress:
             progress(f"checking {n} copies of {probe.source} (check {step})")
+        counting.update(done=step - 1, description=f"checking {n:,} copies of {probe.ref.name} (between {lo:,} and {hi:,})")
         return check_plans(snap, probe.plans(n), opts)
+
+    counting.__enter__()
 
     top = hi_limit - 1
     if top > 0:
@@ -450,6 +471,7 @@ def spec_capacity(probe: Probe, opts: SolveOptions, max_limit: int | None = None
         else:
             fails[mid] = out
             hi = mid
+    counting.close()
     limited = cap is not None and lo == cap and (lo + 1) not in fails and lo + 1 <= bound.max_replicas
     why = None
     if not limited:

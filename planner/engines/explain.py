@@ -146,16 +146,20 @@ def explain_pending(
     is in the scheduler's cache), on one copy of the cluster.  Pods that differ only in name
     (a ReplicaSet's) are evaluated once: the filters and DefaultPreemption read a pod's namespace,
     labels, spec and nominated node, never its name."""
+    from planner import progress
+
     cluster = base_cluster(snap).clone()
     done: dict[tuple, dict] = {}
     out = []
-    for p in pods:
-        prof = profile_for(p) if profile_for is not None else DEFAULT_PROFILE
-        key = (prof.scheduler_name, p.namespace, repr(sorted(p.labels.items())), repr(p.spec), p.nominated_node_name)
-        r = done.get(key)
-        if r is None:
-            r = done[key] = _explain_on(snap, cluster, p, [], False, prof, False)
-        out.append({**r, "pod": p.key, "notes": list(r["notes"])})
+    with progress.task("explaining Pending pods", total=len(pods), unit="pods") as explaining:
+        for p in pods:
+            prof = profile_for(p) if profile_for is not None else DEFAULT_PROFILE
+            key = (prof.scheduler_name, p.namespace, repr(sorted(p.labels.items())), repr(p.spec), p.nominated_node_name)
+            r = done.get(key)
+            if r is None:
+                r = done[key] = _explain_on(snap, cluster, p, [], False, prof, False)
+            out.append({**r, "pod": p.key, "notes": list(r["notes"])})
+            explaining.advance()
     return out
 
 
@@ -275,24 +279,44 @@ def _spread_details(ev: runtime.Evaluation, cluster: ClusterState) -> list[dict]
         for ni in cluster.node_infos:
             k = c.skew_on(ni.node)
             skew[ni.name] = k
-        out.append(
-            {
-                "topology_key": c.topology_key,
-                "max_skew": c.max_skew,
-                "when_unsatisfiable": c.constraint.when_unsatisfiable,
-                "selector": str(c.selector) if c.selector is not None else "<nothing>",
-                "match_label_keys": list(c.constraint.match_label_keys),
-                "min_domains": c.constraint.min_domains,
-                "node_affinity_policy": c.node_affinity_policy,
-                "node_taints_policy": c.node_taints_policy,
-                "self_match": bool(c.self_match),
-                "counts": dict(sorted(c.counts.items())),
-                "eligible_domains": c.eligible_domains,
-                "global_min": c.global_min,
-                "skew": skew,
-            }
-        )
+        out.append({**_constraint_counts(c), "skew": skew})
     return out
+
+
+def spread_counts(pod: Pod, cluster: ClusterState, per_node: bool = False) -> list[dict]:
+    """What PodTopologySpread's PreFilter counts for ``pod`` on ``cluster``, per DoNotSchedule
+    constraint: explain's ``spread`` entries, with the per-node ``skew`` only when ``per_node``
+    (the pictures' skew of a placement: the workload's pods placed in ``cluster``, one of its pods
+    as ``pod``)."""
+    from planner.scheduler.plugins.podtopologyspread import filtering as pts
+
+    state, _ = pts.pre_filter(pod, cluster)
+    if not isinstance(state, pts.PreFilterState):
+        return []
+    out = []
+    for c in state.constraints:
+        entry = _constraint_counts(c)
+        if per_node:
+            entry["skew"] = {ni.name: c.skew_on(ni.node) for ni in cluster.node_infos}
+        out.append(entry)
+    return out
+
+
+def _constraint_counts(c: Any) -> dict:
+    return {
+        "topology_key": c.topology_key,
+        "max_skew": c.max_skew,
+        "when_unsatisfiable": c.constraint.when_unsatisfiable,
+        "selector": str(c.selector) if c.selector is not None else "<nothing>",
+        "match_label_keys": list(c.constraint.match_label_keys),
+        "min_domains": c.constraint.min_domains,
+        "node_affinity_policy": c.node_affinity_policy,
+        "node_taints_policy": c.node_taints_policy,
+        "self_match": bool(c.self_match),
+        "counts": dict(sorted(c.counts.items())),
+        "eligible_domains": c.eligible_domains,
+        "global_min": c.global_min,
+    }
 
 
 def _volume_details(ev: runtime.Evaluation) -> list[dict]:

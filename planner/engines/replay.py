@@ -625,10 +625,20 @@ class Simulator:
                 gc.enable()
 
     def _run(self, steps: list[Step], watch: list[WorkloadRef]) -> dict:
-        records = []
+        from planner import progress
+
+        records: list[dict] = []
+        # the steps, on the progress display when the caller reports progress (simulate does; the
+        # replays run inside audit and remediate do not)
+        replaying = progress.task("replaying", total=len(steps) + 1, unit="steps") if self.progress else progress.NULL_TASK
+        with replaying:
+            return self._run_steps(steps, watch, records, replaying)
+
+    def _run_steps(self, steps: list[Step], watch: list[WorkloadRef], records: list[dict], replaying: Any) -> dict:
         for i, step in enumerate([Step("initial")] + steps):
             self.step_index = i
             self.events = []
+            replaying.update(done=i, description=f"step {i}: {step.describe()}")
             if self.progress:
                 self.progress(f"step {i}: {step.describe()}")
             if self.ctrl is not None:
@@ -651,6 +661,7 @@ class Simulator:
                     "pods": self.final(watch)["pods"],
                 }
             )
+        replaying.update(done=len(records))
         # A pod that is Pending at the end is the transition's when it belongs to a watched
         # workload or became Pending during the replay; one Pending since before the first step
         # and of another workload was not put there by what is replayed, and is listed apart.

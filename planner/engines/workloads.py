@@ -40,6 +40,7 @@ from planner.controllers.statefulset import (
 from planner.domain import (
     LABEL_POD_TEMPLATE_HASH,
     Deployment,
+    Node,
     OwnerRef,
     PersistentVolumeClaim,
     Pod,
@@ -398,38 +399,68 @@ def room_bound(
     return RoomBound(ref, replicas, len(owned), more, alone, nodes, excluded, evicting)
 
 
+def cordon_tolerated(spec: PodSpec) -> bool:
+    """Does the pod tolerate node.kubernetes.io/unschedulable (NodeUnschedulable lets it onto a
+    cordoned node)?"""
+    from planner.matching import find_untolerated_taint
+    from planner.scheduler.plugins.nodeunschedulable.filtering import TAINT_NODE_UNSCHEDULABLE
+
+    return find_untolerated_taint([TAINT_NODE_UNSCHEDULABLE], spec.tolerations) is None
+
+
+def static_exclusion(spec: PodSpec, node: Node, cordon_ok: bool, enabled: frozenset[str] | None = None) -> str | None:
+    """Why the filters that do not look at other pods rule ``node`` out for pods of ``spec``
+    (NodeUnschedulable, TaintToleration, NodeAffinity, in kube-scheduler's order), or None when
+    they let it in.  ``cordon_ok``: cordon_tolerated(spec); ``enabled``: the profile's filter
+    plugins by name (None: the default profile's): a disabled one rules no node out."""
+    from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
+
+    def on(name: str) -> bool:
+        return enabled is None or name in enabled
+
+    if node.unschedulable and not cordon_ok and on("NodeUnschedulable"):
+        return "cordoned"
+    taint = find_untolerated_taint(node.taints, spec.tolerations) if on("TaintToleration") else None
+    if taint is not None:
+        return f"taint {taint.key}{'=' + taint.value if taint.value else ''}:{taint.effect}"
+    if on("NodeAffinity") and not pod_matches_node_selector_and_affinity(spec, node):
+        return "node affinity or selector"
+    return None
+
+
 def room_for(
     spec: PodSpec,
     cluster: ClusterState,
     freed: dict[str, list[Pod]] | None = None,
     preemption: bool = False,
     enabled: frozenset[str] | None = None,
+    per_node: dict[str, tuple[bool, int, str]] | None = None,
 ) -> tuple[int, dict[str, int], list[str], list[str], bool]:
     """The most more pods of ``spec`` the nodes of ``cluster`` have room for (RoomBound's
     arithmetic): ``(more, alone, nodes counted, nodes excluded, lower-priority pods counted as
-    evictable)``.  ``freed``: node -> pods whose room counts as free; ``enabled``: as room_bound's."""
-    from planner.matching import find_untolerated_taint, pod_matches_node_selector_and_affinity
+    evictable)``.  ``freed``: node -> pods whose room counts as free; ``enabled``: as
+    room_bound's.  ``per_node``, when given, is filled with node -> (counted, more pods, what
+    limits them: "pod slots" or a resource; for an excluded node False, 0 and static_exclusion's
+    reason)."""
     from planner.scheduler.plugins.defaultpreemption.preemption import may_preempt, victims_of
     from planner.scheduler.plugins.noderesources.fit import is_scalar_resource_name
-    from planner.scheduler.plugins.nodeunschedulable.filtering import TAINT_NODE_UNSCHEDULABLE
 
     freed = freed or {}
     # the resources NodeResourcesFit checks
     reqs = {r: q for r, q in spec.requests.items() if q > 0 and (r in ("cpu", "memory", "ephemeral-storage") or is_scalar_resource_name(r))}
     evict_below = spec.priority if preemption and may_preempt(spec) else None
-    cordon_ok = find_untolerated_taint([TAINT_NODE_UNSCHEDULABLE], spec.tolerations) is None
-    on = (lambda name: True) if enabled is None else enabled.__contains__
-    taints_on, affinity_on = on("TaintToleration"), on("NodeAffinity")
-    cordon_ok = cordon_ok or not on("NodeUnschedulable")
+    cordon_ok = cordon_tolerated(spec)
     alone = {"pod slots": 0, **{r: 0 for r in sorted(reqs)}}
     more = 0
     nodes: list[str] = []
     excluded: list[str] = []
     for ni in cluster.node_infos:
         node = ni.node
-        if ((node.unschedulable and not cordon_ok) or (taints_on and find_untolerated_taint(node.taints, spec.tolerations) is not None)
-                or (affinity_on and not pod_matches_node_selector_and_affinity(spec, node))):
+        why = static_exclusion(spec, node, cordon_ok, enabled)
+        if why is not None:
             excluded.append(node.name)
+            if per_node is not None:
+                per_node[node.name] = (False, 0, why)
             continue
         nodes.append(node.name)
         gone = list(freed.get(node.name, ()))
@@ -442,11 +473,15 @@ def room_for(
         alloc = node.allocatable
         k = max(0, alloc.get("pods", 0) - len(ni.pods) + len(gone))
         alone["pod slots"] += k
+        limit = "pod slots"
         for r, q in reqs.items():
             kr = max(0, (alloc.get(r, 0) - used.get(r, 0)) // q)
             alone[r] += kr
-            k = min(k, kr)
+            if kr < k:
+                k, limit = kr, r
         more += k
+        if per_node is not None:
+            per_node[node.name] = (True, k, limit)
     return more, alone, nodes, excluded, evict_below is not None
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planner import convert
+from planner import convert, progress
 from planner.domain import KINDS
 from planner.errors import InputError
 from planner.load.reader import Limits, iter_bytes, parse_bytes
@@ -180,6 +180,7 @@ def _read_into(
     groups = [collect_paths([a]) for a in args] if args else [collect_paths(args)]
     ov = Overlay() if overlay and len(groups) > 1 else None
     errors: dict[int, list[str]] = {}
+    reading, sizes = _reading(groups)
 
     def read_group(i: int, sink: Callable[[dict, str], None], streamed: bool) -> None:
         for path in groups[i]:
@@ -189,9 +190,14 @@ def _read_into(
                 sink(o, label)
 
             current[0] = each
+            base = reading.done
+            reading.update(description=f"reading {label}")
             try:
                 if streamed:
-                    if path != "-" and _stream_list(path, label, limits, raw, on_scenario, each):
+                    def tick(offset: int, base: float = base) -> None:
+                        reading.update(done=base + offset)
+
+                    if path != "-" and _stream_list(path, label, limits, raw, on_scenario, each, tick):
                         continue
                     _stream_docs(iter_bytes(_read(path, limits, stdin), label, limits), label, raw, on_scenario, each)
                     continue
@@ -201,6 +207,8 @@ def _read_into(
                     _flatten(doc, where, raw, on_scenario, emit=each)
             except InputError as e:
                 errors.setdefault(i, []).extend(e.messages)
+            finally:
+                reading.update(done=base + sizes.get(path, 0))
 
     def to_overlay(o: dict, label: str) -> None:
         apply_namespace(o, namespace)
@@ -211,19 +219,36 @@ def _read_into(
         apply_namespace(o, namespace)
         out(ov.take(o) if ov is not None else o)
 
-    if ov is not None:
-        for i in range(1, len(groups)):
-            read_group(i, to_overlay, emit is not None)
-        read_group(0, to_output, emit is not None)
-        if not errors:
-            for o in ov.rest():
-                out(o)
-            raw.notes.extend(ov.notes())
-    else:
-        for i in range(len(groups)):
-            read_group(i, to_output, emit is not None)
+    with reading:
+        if ov is not None:
+            for i in range(1, len(groups)):
+                read_group(i, to_overlay, emit is not None)
+            read_group(0, to_output, emit is not None)
+            if not errors:
+                for o in ov.rest():
+                    out(o)
+                raw.notes.extend(ov.notes())
+        else:
+            for i in range(len(groups)):
+                read_group(i, to_output, emit is not None)
     raw.sources.extend("<stdin>" if p == "-" else p for g in groups for p in g)
     return [m for i in sorted(errors) for m in errors[i]]
+
+
+def _reading(groups: list[list[str]]) -> tuple[progress.Task, dict[str, int]]:
+    """The progress task of a read: bytes read of the inputs' total (standard input: unknown), and
+    each file's size."""
+    if progress.current() is None:
+        return progress.NULL_TASK, {}
+    sizes: dict[str, int] = {}
+    for g in groups:
+        for p in g:
+            try:
+                sizes[p] = 0 if p == "-" else os.path.getsize(p)
+            except OSError:
+                sizes[p] = 0
+    known = all(p != "-" for g in groups for p in g)
+    return progress.task("reading", total=sum(sizes.values()) if known else None, unit="bytes"), sizes
 
 
 def _stream_docs(
@@ -254,7 +279,8 @@ def _stream_docs(
 
 
 def _stream_list(
-    path: str, label: str, limits: Limits, raw: RawInput, on_scenario: Callable[[dict, str], None], emit: Callable[[dict], None]
+    path: str, label: str, limits: Limits, raw: RawInput, on_scenario: Callable[[dict, str], None], emit: Callable[[dict], None],
+    tick: Callable[[int], None] | None = None,
 ) -> bool:
     """A JSON List file that orjson would decode whole (larger than json_strict_bytes), item by
     item: what _flatten would do with the whole document.  False when the file is not read this
@@ -283,6 +309,8 @@ def _stream_list(
                 if item_kind and isinstance(it, dict) and "kind" not in it:
                     it["kind"] = item_kind
                 _flatten(it, f"{label}: items[{i}]", raw, on_scenario, 1, emit)
+                if tick is not None and not i & 1023:  # the bytes read so far, every 1,024 items
+                    tick(lst.f.tell())
         except (InputError, OSError):
             raise stream.Broken(label) from None
     return True
@@ -439,7 +467,8 @@ def load_snapshot(
     gc.disable()
     try:
         snap = _load_snapshot(paths, limits, notice, _Options(overlay, namespace))
-        snap.base_cluster()  # the scheduler's cache of it (NodeInfos), which every command reads
+        with progress.task(f"indexing {len(snap.nodes):,} nodes and {len(snap.pods):,} pods"):
+            snap.base_cluster()  # the scheduler's cache of it (NodeInfos), which every command reads
     finally:
         if was_enabled:
             gc.enable()

@@ -78,7 +78,7 @@ def test_capacity_usage_errors():
     for args, words in [
         ([], "exactly one of --workload"),
         (["-w", "statefulset/search", "--pod-file", WORKER], "exactly one of --workload"),
-        (["--pod-file", WORKER, "--zone-failure"], "--zone-failure go with --workload"),
+        (["--pod-file", WORKER, "--zone-failure"], "--zone-failure goes with --workload"),
         (["-w", "statefulset/search", "--max-limit", "3"], "--max-limit goes with --pod-file"),
         (["--pod-file", SEED1], "needs exactly one Pod or Deployment or StatefulSet or ReplicaSet"),
     ]:
@@ -132,3 +132,35 @@ def test_realistic_chart_overlay(realistic):
     # the running pods are the previous revision: all 12 planned anew from the chart's template
     assert len(data["placement"]) == 12 or not data["schedulable"]
     assert any("older revisions" in n for n in data["notes"])
+
+
+# --------------------------------------------------------------------------- audit reads inputs as the others do
+
+
+SEED4 = SCENARIOS / "rollout-hostname-anti-affinity.yaml"
+
+
+def test_audit_overlays_later_inputs_and_no_overlay_refuses_them():
+    r = run_cli(["audit", SEED4, CHART, "-o", "json"])
+    assert r.code in (0, 1), r.err
+    assert "overlaid 1 object(s) from" in r.err and "Deployment default/web" in r.err
+    r = run_cli(["audit", SEED4, CHART, "--no-overlay"])
+    assert r.code == 2 and "Deployment default/web" in r.err and "overlaid" not in r.err
+
+
+def test_audit_namespace_fills_namespace_less_manifests(realistic):
+    """One -n NS is the namespace of namespace-less objects, as with check (kubectl apply -n): the
+    chart's Deployment replaces bench/bench-web instead of landing in default."""
+    items = json.loads(realistic.read_text())["items"]
+    live = next(o for o in items if o["kind"] == "Deployment" and o["metadata"]["name"] == "bench-web")
+    m = copy.deepcopy(live)
+    m.pop("status")
+    m["metadata"] = {"name": "bench-web"}
+    chart = "---\n" + yaml.safe_dump(m)
+    r = run_cli(["audit", realistic, "-", "-n", "bench", "-o", "json"], stdin=chart.encode())
+    data = _json(r)
+    assert "overlaid 1 object(s) from <stdin>: Deployment bench/bench-web" in r.err
+    assert data["namespaces"] == ["bench"]
+    # a pattern names no one namespace: namespace-less objects go to default, as kubectl's
+    r = run_cli(["audit", realistic, "-", "-n", "ben*", "-o", "json"], stdin=chart.encode())
+    assert r.code in (0, 1) and "added 1 new object(s) from <stdin>: Deployment default/bench-web" in r.err

@@ -103,9 +103,14 @@ def audit(
             if on("selector-counts-other-revisions"):
                 static.counts_other_revisions(ctx, w, None)
         workloads = []
+    from planner import progress as progress_
+
+    auditing = progress_.task("auditing workloads", total=len(workloads), unit="workloads")
+    auditing.__enter__()
     for i, w in enumerate(workloads):
         if progress:
             progress(f"auditing {w.name} ({i + 1}/{len(workloads)})")
+        auditing.update(done=i, description=f"auditing {w.name}")
         if on("selector-broader-than-workload"):
             static.selector_broader(ctx, w)
         if on("spread-skew-exceeded"):
@@ -125,12 +130,16 @@ def audit(
         if on("selector-counts-other-revisions"):
             static.counts_other_revisions(ctx, w, deadlock)
     if on("zone-loss-below-pdb"):
+        auditing.update(description="losing each zone")
         dynamic.zone_loss_pdb(ctx, workloads)
+    auditing.update(done=len(workloads))
+    auditing.close()
     if on("pods-pending"):
         if progress:
             progress("explaining the Pending pods")
-        ignores.check(f"pod/{p.key}" for p in snap.pods.values() if outages.is_pending(p) and scope.outages(p.namespace))
-        outages.pending_pods(ctx, scope.outages)
+        with progress_.task("explaining the Pending pods"):
+            ignores.check(f"pod/{p.key}" for p in snap.pods.values() if outages.is_pending(p) and scope.outages(p.namespace))
+            outages.pending_pods(ctx, scope.outages)
     audited = [w.name for w in workloads_of(snap, scope.hazards)]
     found = [f for f in ctx.findings if f.rule in want]
     for f in found:
@@ -141,5 +150,7 @@ def audit(
     if fixes:
         from planner.engines.audit.fixes import attach_fixes
 
-        attach_fixes(snap, [f for f in findings if f.severity != NOTE], ctx.notes, opts)
+        to_fix = [f for f in findings if f.severity != NOTE]
+        with progress_.task(f"finding fixes for {len(to_fix)} finding(s)"):
+            attach_fixes(snap, to_fix, ctx.notes, opts)
     return AuditResult(findings, audited, ctx.notes, suppressed, [r for r in RULES if r in want])
