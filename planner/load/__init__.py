@@ -15,14 +15,16 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner import convert
 from planner.domain import KINDS
 from planner.errors import InputError
 from planner.load.reader import Limits, iter_bytes, parse_bytes
-from planner.scheduler.config import SchedulerConfig, parse_config
 from planner.snapshot import Snapshot
+
+if TYPE_CHECKING:  # the scheduler's configuration is read only by the commands given --scheduler-config
+    from planner.scheduler.config import SchedulerConfig
 
 __all__ = ["Limits", "RawInput", "load_snapshot", "read_objects", "collect_paths", "read_scheduler_config"]
 
@@ -361,11 +363,21 @@ def load_snapshot(paths: Iterable[str], limits: Limits | None = None, notice: Ca
     again and again (it triples orjson's decode time).  What was loaded is then frozen into the
     permanent generation so that later collections skip it.  The snapshot's base cluster (the
     scheduler cache's NodeInfos, Snapshot.base_cluster) is built here too: every command reads it.
+    Large inputs go through the snapshot cache (planner.load.cache): the next command given the
+    same inputs reads the snapshot this one built.
     """
+    from planner.load import cache
+
+    paths = list(paths)
+    limits = limits or Limits()
+    try:
+        files = collect_paths(paths)
+    except InputError:
+        files = []  # the load reports it
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        snap = _load_snapshot(paths, limits, notice)
+        snap = cache.cached_load(files, limits, lambda note: _load_snapshot(paths, limits, note), notice)
         snap.base_cluster()  # the scheduler's cache of it (NodeInfos), which every command reads
     finally:
         if was_enabled:
@@ -492,4 +504,6 @@ def read_scheduler_config(path: str, limits: Limits | None = None) -> SchedulerC
     docs = [d for d in parse_bytes(_read(path, limits), path, limits) if d is not None]
     if len(docs) != 1:
         raise InputError(f"{path}: expected one KubeSchedulerConfiguration document, found {len(docs)}")
+    from planner.scheduler.config import parse_config
+
     return parse_config(docs[0], path)
