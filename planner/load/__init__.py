@@ -200,7 +200,7 @@ def _stream_list(
     item: what _flatten would do with the whole document.  False when the file is not read this
     way (nothing was emitted); raises stream.Broken when it was partly read and must not be
     used (an error in it: the whole read gives the message)."""
-    from planner.load import stream
+    from planner.load import parallel, stream
 
     try:
         size = os.path.getsize(path)
@@ -218,11 +218,18 @@ def _stream_list(
         if not isinstance(kind, str) or not kind.endswith("List"):
             return False
         item_kind = kind[:-4] if kind != "List" else None
+
+        def handle(i: int, it: Any) -> None:
+            if item_kind and isinstance(it, dict) and "kind" not in it:
+                it["kind"] = item_kind
+            _flatten(it, f"{label}: items[{i}]", raw, on_scenario, 1, emit)
+
         try:
-            for i, it in enumerate(lst.items()):
-                if item_kind and isinstance(it, dict) and "kind" not in it:
-                    it["kind"] = item_kind
-                _flatten(it, f"{label}: items[{i}]", raw, on_scenario, 1, emit)
+            if isinstance(emit, _Sink) and parallel.usable(size):
+                parallel.run(lst, handle, emit, raw)  # the second part in a child process
+            else:
+                for i, it in enumerate(lst.items()):
+                    handle(i, it)
         except (InputError, OSError):
             raise stream.Broken(label) from None
     return True

@@ -220,16 +220,21 @@ def _reducer(cls: type, names: list[str]) -> Callable[[Any], Any]:
 _DISPATCH: dict[type, Callable[[Any], Any]] | None = None
 
 
-def dumps(snap: Snapshot, notices: list[str]) -> bytes:
+def pickled(obj: Any) -> bytes:
+    """``pickle.dumps(obj)`` with planner's domain objects reduced to (class, field values)."""
     global _DISPATCH
     if _DISPATCH is None:
         _DISPATCH = _dispatch()
-    state = {f.name: getattr(snap, f.name) for f in dataclasses.fields(Snapshot)}
     buf = io.BytesIO()
     p = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
     p.dispatch_table = _DISPATCH  # type: ignore[misc]
-    p.dump((list(notices), state))
+    p.dump(obj)
     return buf.getvalue()
+
+
+def dumps(snap: Snapshot, notices: list[str]) -> bytes:
+    state = {f.name: getattr(snap, f.name) for f in dataclasses.fields(Snapshot)}
+    return pickled((list(notices), state))
 
 
 def loads(data: bytes | memoryview) -> tuple[list[str], Snapshot]:

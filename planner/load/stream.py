@@ -123,6 +123,7 @@ class JsonList:
         self._q_start = 0  # offset of the "]" that closes items
         self._end = re.compile(b"")  # "\n<indent>}": the line that closes an item
         self.compact = False  # items are found by candidate ends proven by the decode
+        self.stopped = False  # items(stop=E) ended at E
         self.buf = bytearray()  # the part of the file being split (items()): buf[:n]
         self.n = 0
         self.off = 0  # the file offset of buf[0]
@@ -233,22 +234,58 @@ class JsonList:
                 return k
             i = 0
 
-    def items(self) -> Iterator[Any]:
-        """Each item, decoded; raises Broken when the file does not split as framed."""
+    def split_point(self, fraction: float, window: int = 4 << 20) -> tuple[int, int] | None:
+        """(E, S): a place where one item may end (E: the offset just after its ``}``) and the next
+        begin (S: the offset of its ``{``), found about ``fraction`` of the way through the items
+        by the pattern items() looks for, or None.  Only a candidate: items(stop=E) tells whether
+        an item really ends there (``stopped``)."""
+        lo, hi = self._first, self._q_start
+        at = lo + int((hi - lo) * fraction)
+        if not lo < at < hi:
+            return None
+        self.f.seek(at)
+        win = self.f.read(min(window, hi - at))
+        for m in self._end.finditer(win):
+            e = m.end()
+            k = _WS.match(win, e).end()  # type: ignore[union-attr]
+            if k < len(win) and win[k] == _COMMA:
+                k = _WS.match(win, k + 1).end()  # type: ignore[union-attr]
+                if k < len(win) and win[k] == _LBRACE:
+                    return at + e, at + k
+        return None
+
+    def items(self, start: int | None = None, stop: int | None = None) -> Iterator[Any]:
+        """Each item, decoded; raises Broken when the file does not split as framed.  ``start``:
+        the offset of an item's ``{`` to begin at (instead of the first item); ``stop``: the
+        offset just after an item's ``}`` to end at, when one ends exactly there (then
+        ``stopped`` is True; else the items go on to the end)."""
+        self.stopped = False
         if self._first == self._q_start:
             return
-        head = self._head
-        self._head = b""
-        self.buf = buf = bytearray(len(head) + self.chunk)
-        buf[: len(head)] = head
-        self.n = len(head)  # buf[:n] holds the file from offset self.off
-        self.off = 0
-        del head
-        self.f.seek(self.n)
+        if start is None:
+            head = self._head
+            self._head = b""
+            self.buf = buf = bytearray(len(head) + self.chunk)
+            buf[: len(head)] = head
+            self.n = len(head)  # buf[:n] holds the file from offset self.off
+            self.off = 0
+            del head
+            self.f.seek(self.n)
+            rel = self._first  # the current item starts at buf[rel]
+        else:
+            self._head = b""
+            self.buf = bytearray(self.chunk)
+            self.n = 0
+            self.off = start
+            self.f.seek(start)
+            self._fill(0)
+            buf = self.buf
+            rel = 0
+            if self.n == 0 or buf[0] != _LBRACE:
+                raise Broken("no item starts there")
         find, q_start = self._end.search, self._q_start  # re: twice as fast as bytes.find here
         loads, join = orjson.loads, b"".join
         compact = self.compact
-        rel = self._first  # the current item starts at buf[rel]
         at = rel  # where the search for its end goes on (compact: after a candidate that failed)
         tries = 0
         while True:
@@ -279,6 +316,7 @@ class JsonList:
                 continue
             del text
             tries = 0
+            end = self.off + e
             # what follows: whitespace, then "," whitespace "{", or the closing "]" (Q)
             k = self._skip_ws(e)
             buf = self.buf
@@ -288,6 +326,9 @@ class JsonList:
                 if k >= self.n or buf[k] != _LBRACE:
                     raise Broken("an item that is not an object")
                 yield from _objects(found)
+                if end == stop:
+                    self.stopped = True
+                    return
                 rel = at = k
                 continue
             if k < self.n and buf[k] == _RBRACKET and self.off + k == q_start:

@@ -1,0 +1,160 @@
+"""A large List file loaded by two processes: the items before a split point by this one, the items
+after it by a forked child, whose converted objects come back pickled.
+
+Decoding, defaulting, validating and converting 185,000 objects is Python work of one core; the
+file's items are independent until they are merged into the snapshot (duplicates aside), so the
+second half can be done meanwhile on the second core.  The split (planner.load.stream): a
+candidate item boundary about ``SHARE`` of the way through the items (E: just after an item's
+``}``, S: the next item's ``{``).  This process reads the items up to E (``items(stop=E)``), the
+child those from S to the end (``items(start=S)``), each with the sink (defaults, validation,
+conversion) as it was before any item of the file.  Then:
+
+* E turned out not to be an item's end (this process read past it): the child is stopped, and
+  this process has read everything;
+* the child found anything but a clean half (an error in an object, a duplicate of one of this
+  half's objects, a kind planner does not read, a scenario, a crash): its work is dropped and this
+  process reads the items from S itself, so that every message is the one a single process gives;
+* else its objects are appended after this half's, in file order: the snapshot, its notes and
+  its key order are those of a single process.
+
+The answer is the same either way (tests/load/test_parallel.py); only the time differs.  Used
+for files of ``MIN_BYTES`` (64 MiB) and more on machines with two CPUs or more that fork, unless
+``PLANNER_LOAD_PROCESSES=1``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import pickle
+import signal
+from collections.abc import Callable
+from typing import Any
+
+from planner.load import stream
+
+MIN_BYTES = 64 << 20
+SHARE = 0.56  # of the items read here: the child also pickles what it converted
+
+
+def usable(size: int) -> bool:
+    if size < MIN_BYTES or not hasattr(os, "fork"):
+        return False
+    if os.environ.get("PLANNER_LOAD_PROCESSES", "").strip() == "1":
+        return False
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return cpus >= 2
+
+
+def _state(snap: Any) -> dict[str, Any]:
+    return {f.name: getattr(snap, f.name) for f in dataclasses.fields(snap)}
+
+
+def _child(lst: stream.JsonList, start: int, handle: Callable[[int, Any], None], sink: Any, raw: Any, out: int) -> None:
+    """The child's half: items from ``start``, then its result on ``out`` (None: not clean)."""
+    from planner.load import cache
+
+    result: Any = None
+    try:
+        lst.f = _reopen(lst.f)  # a forked descriptor shares its offset with the parent's
+        for i, it in enumerate(lst.items(start=start)):
+            handle(i, it)
+        sink.flush()
+        if not sink.errors and sink.failed is None and not raw.skipped and raw.scenario is None:
+            result = (sink.count, sink.validator.count, sink.validator.seen, _state(sink.builder.snap))
+    except Exception:  # noqa: BLE001 - whatever it is, the parent reads this half itself
+        result = None
+    data = cache.pickled(result)
+    with open(out, "wb", closefd=True) as f:
+        f.write(data)
+
+
+def _reopen(f: Any) -> Any:
+    """The same file (the same inode: checked) with an offset of its own."""
+    st = os.fstat(f.fileno())
+    g = open(f.name, "rb")  # noqa: SIM115 - the child exits right after reading it
+    st2 = os.fstat(g.fileno())
+    if (st.st_dev, st.st_ino) != (st2.st_dev, st2.st_ino):
+        g.close()
+        raise OSError("the file was replaced")
+    return g
+
+
+def run(lst: stream.JsonList, handle: Callable[[int, Any], None], sink: Any, raw: Any) -> None:
+    """Every item of ``lst`` to ``handle(index, item)`` (through ``sink``), as a plain loop over
+    ``lst.items()`` would, the second part of them in a child process when that works out."""
+    split = lst.split_point(SHARE) if sink.count == 0 and not sink.pending else None
+    if split is None:
+        for i, it in enumerate(lst.items()):
+            handle(i, it)
+        return
+    stop, start = split
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the caller's frames
+        code = 0
+        try:
+            os.close(r)
+            with contextlib.suppress(Exception):
+                null = os.open(os.devnull, os.O_RDWR)
+                os.dup2(null, 0)
+                os.dup2(null, 1)
+            _child(lst, start, handle, sink, raw, w)
+        except BaseException:  # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(w)
+    n = 0
+    try:
+        for it in lst.items(stop=stop):
+            handle(n, it)
+            n += 1
+        if lst.stopped:
+            sink.flush()
+            theirs = _receive(r)
+            if theirs is None or not _merge(sink, theirs):
+                for i, it in enumerate(lst.items(start=start)):
+                    handle(n + i, it)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(r)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)  # our own child, by its pid (done by now, or not needed)
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
+
+
+def _receive(r: int) -> Any:
+    chunks = []
+    while True:
+        b = os.read(r, 1 << 20)
+        if not b:
+            break
+        chunks.append(b)
+    try:
+        return pickle.loads(b"".join(chunks))
+    except Exception:  # noqa: BLE001 - a child that died half way
+        return None
+
+
+def _merge(sink: Any, theirs: tuple[int, int, set[Any], dict[str, Any]]) -> bool:
+    """The child's objects after ours (False, and nothing changed: a duplicate across halves)."""
+    count, vcount, seen, state = theirs
+    if seen & sink.validator.seen or sink.errors or sink.failed is not None:
+        return False
+    snap = sink.builder.snap
+    for name, value in state.items():
+        mine = getattr(snap, name)
+        if isinstance(mine, dict):
+            mine.update(value)
+        elif isinstance(mine, list):
+            mine.extend(value)
+    sink.validator.seen |= seen
+    sink.validator.count += vcount
+    sink.count += count
+    return True
