@@ -155,7 +155,10 @@ def _read_into(paths: Iterable[str], limits: Limits, raw: RawInput, emit: Callab
             if emit is not None:
                 if path != "-" and _stream_list(path, label, limits, raw, on_scenario, emit):
                     continue
-                _stream_docs(iter_bytes(_read(path, limits), label, limits), label, raw, on_scenario, emit)
+                data = _read(path, limits)
+                if _yaml_halves(data, label, limits, raw, on_scenario, emit):
+                    continue
+                _stream_docs(iter_bytes(data, label, limits), label, raw, on_scenario, emit)
                 continue
             docs = parse_bytes(_read(path, limits), label, limits)
             for i, doc in enumerate(docs):
@@ -191,6 +194,38 @@ def _stream_docs(
         if flattened:
             raise stream.Broken(label) from None
         raise
+
+
+def _yaml_halves(
+    data: bytes, label: str, limits: Limits, raw: RawInput, on_scenario: Callable[[dict, str], None], emit: Callable[[dict], None]
+) -> bool:
+    """A large multi-document YAML input read by two processes (planner.load.parallel: the
+    documents after a ``---`` line about half way by a forked child); False when it is not read
+    this way (nothing was emitted).  An error anywhere: stream.Broken (the whole read says it)."""
+    from planner.load import parallel, stream
+
+    if not isinstance(emit, _Sink) or emit.count or emit.pending or not parallel.usable(len(data)):
+        return False
+    cut = parallel.yaml_split(data)
+    if cut is None:
+        return False
+    first_done = [False]
+
+    def first() -> Iterator[Any]:
+        yield from iter_bytes(data[:cut], label, limits)
+        first_done[0] = True
+
+    def second() -> Iterator[Any]:
+        return iter_bytes(data[cut:], label, limits)
+
+    def handle(i: int, doc: Any) -> None:
+        _flatten(doc, f"{label}: document {i + 1}", raw, on_scenario, emit=emit)
+
+    try:
+        parallel.halves(first, lambda: first_done[0], second, second, handle, emit, raw, limits.max_documents)
+    except InputError:
+        raise stream.Broken(label) from None
+    return True
 
 
 def _stream_list(

@@ -28,8 +28,9 @@ import contextlib
 import dataclasses
 import os
 import pickle
+import re
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from planner.load import stream
@@ -54,18 +55,19 @@ def _state(snap: Any) -> dict[str, Any]:
     return {f.name: getattr(snap, f.name) for f in dataclasses.fields(snap)}
 
 
-def _child(lst: stream.JsonList, start: int, handle: Callable[[int, Any], None], sink: Any, raw: Any, out: int) -> None:
-    """The child's half: items from ``start``, then its result on ``out`` (None: not clean)."""
+def _child(second: Callable[[], Iterator[Any]], handle: Callable[[int, Any], None], sink: Any, raw: Any, out: int) -> None:
+    """The child's half: ``second()``'s objects, then its result on ``out`` (None: not clean)."""
     from planner.load import cache
 
     result: Any = None
     try:
-        lst.f = _reopen(lst.f)  # a forked descriptor shares its offset with the parent's
-        for i, it in enumerate(lst.items(start=start)):
-            handle(i, it)
+        n = 0
+        for it in second():
+            handle(n, it)
+            n += 1
         sink.flush()
         if not sink.errors and sink.failed is None and not raw.skipped and raw.scenario is None:
-            result = (sink.count, sink.validator.count, sink.validator.seen, _state(sink.builder.snap))
+            result = (sink.count, sink.validator.count, sink.validator.seen, _state(sink.builder.snap), n)
     except Exception:  # noqa: BLE001 - whatever it is, the parent reads this half itself
         result = None
     data = cache.pickled(result)
@@ -93,6 +95,29 @@ def run(lst: stream.JsonList, handle: Callable[[int, Any], None], sink: Any, raw
             handle(i, it)
         return
     stop, start = split
+
+    def child_second() -> Iterator[Any]:
+        lst.f = _reopen(lst.f)  # a forked descriptor shares its offset with the parent's
+        return lst.items(start=start)
+
+    halves(lambda: lst.items(stop=stop), lambda: lst.stopped, child_second, lambda: lst.items(start=start), handle, sink, raw)
+
+
+def halves(
+    first: Callable[[], Iterator[Any]],
+    complete: Callable[[], bool],
+    child_second: Callable[[], Iterator[Any]],
+    second: Callable[[], Iterator[Any]],
+    handle: Callable[[int, Any], None],
+    sink: Any,
+    raw: Any,
+    limit: int | None = None,
+) -> None:
+    """``first()``'s objects here while a forked child does ``child_second()``'s; when the first
+    part turned out ``complete()`` (it ended where the second begins), the child's clean result is
+    merged after it, else this process goes on with ``second()`` itself (nothing, when the first
+    part read on to the end).  ``limit``: more objects than that in both raise stream.Broken (a
+    bound of the whole input, which the whole read reports)."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns into the caller's frames
@@ -103,7 +128,7 @@ def run(lst: stream.JsonList, handle: Callable[[int, Any], None], sink: Any, raw
                 null = os.open(os.devnull, os.O_RDWR)
                 os.dup2(null, 0)
                 os.dup2(null, 1)
-            _child(lst, start, handle, sink, raw, w)
+            _child(child_second, handle, sink, raw, w)
         except BaseException:  # noqa: BLE001
             code = 1
         finally:
@@ -111,14 +136,18 @@ def run(lst: stream.JsonList, handle: Callable[[int, Any], None], sink: Any, raw
     os.close(w)
     n = 0
     try:
-        for it in lst.items(stop=stop):
+        for it in first():
             handle(n, it)
             n += 1
-        if lst.stopped:
+        if complete():
             sink.flush()
             theirs = _receive(r)
+            if theirs is not None and limit is not None and n + theirs[-1] > limit:
+                raise stream.Broken("more objects than the limit: the whole read says so")
             if theirs is None or not _merge(sink, theirs):
-                for i, it in enumerate(lst.items(start=start)):
+                for i, it in enumerate(second()):
+                    if limit is not None and n + i >= limit:
+                        raise stream.Broken("more objects than the limit: the whole read says so")
                     handle(n + i, it)
     finally:
         with contextlib.suppress(OSError):
@@ -129,31 +158,52 @@ def run(lst: stream.JsonList, handle: Callable[[int, Any], None], sink: Any, raw
             os.waitpid(pid, 0)
 
 
+_DOC_START = re.compile(rb"\n---(?=[ \t\r\n]|$)")
+
+
+def yaml_split(data: bytes) -> int | None:
+    """Where a multi-document YAML file may be cut in two, about SHARE of the way: the start of a
+    ``---`` line (a document's start wherever it is, in a file that parses: YAML forbids the marker
+    inside a scalar).  None for files with anchors (``&``: an alias count is the whole file's) or
+    no such line, and for files that are not YAML."""
+    if b"&" in data:
+        return None
+    head = data[:4096].lstrip(b" \t\r\n\xef\xbb\xbf")
+    if head[:1] in (b"{", b"["):
+        return None
+    m = _DOC_START.search(data, int(len(data) * SHARE))
+    if m is None or m.start() + 1 >= len(data):
+        return None
+    return m.start() + 1
+
+
 def _receive(r: int) -> Any:
-    chunks = []
-    while True:
-        b = os.read(r, 1 << 20)
-        if not b:
-            break
-        chunks.append(b)
+    """The child's result, unpickled as it is read from the pipe (never all its bytes at once)."""
     try:
-        return pickle.loads(b"".join(chunks))
+        with os.fdopen(os.dup(r), "rb") as f:
+            return pickle.load(f)
     except Exception:  # noqa: BLE001 - a child that died half way
         return None
 
 
-def _merge(sink: Any, theirs: tuple[int, int, set[Any], dict[str, Any]]) -> bool:
+def _merge(sink: Any, theirs: tuple[int, int, set[Any], dict[str, Any], int]) -> bool:
     """The child's objects after ours (False, and nothing changed: a duplicate across halves)."""
-    count, vcount, seen, state = theirs
+    count, vcount, seen, state, _ = theirs
     if seen & sink.validator.seen or sink.errors or sink.failed is not None:
         return False
+    from planner.snapshot import RawObjects
+
     snap = sink.builder.snap
     for name, value in state.items():
         mine = getattr(snap, name)
-        if isinstance(mine, dict):
+        if isinstance(mine, RawObjects) and isinstance(value, RawObjects):
+            mine.merge(value)
+        elif isinstance(mine, dict):
             mine.update(value)
         elif isinstance(mine, list):
             mine.extend(value)
+        elif value != mine:
+            raise AssertionError(f"snapshot field {name} not merged")  # a field added to Snapshot: merge it here
     sink.validator.seen |= seen
     sink.validator.count += vcount
     sink.count += count

@@ -21,7 +21,7 @@ LIMITS = Limits(json_strict_bytes=0)
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("cluster")
-    return generate.generate(12, 3, 2, ["json", "compact"], out)
+    return generate.generate(12, 3, 2, ["json", "compact", "yaml"], out)
 
 
 class Spy:
@@ -40,19 +40,19 @@ class Spy:
         monkeypatch.setattr(parallel, "usable", lambda size: True)
 
 
-def outcome(path: Path, processes: str, monkeypatch: pytest.MonkeyPatch) -> object:
+def outcome(path: Path, processes: str, monkeypatch: pytest.MonkeyPatch, limits: Limits = LIMITS) -> object:
     monkeypatch.setenv("PLANNER_LOAD_PROCESSES", processes)
     try:
-        return load._load_snapshot([str(path)], LIMITS, None)
+        return load._load_snapshot([str(path)], limits, None)
     except InputError as e:
         return ("InputError", e.messages)
 
 
-def same(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
+def same(path: Path, monkeypatch: pytest.MonkeyPatch, limits: Limits = LIMITS) -> tuple[object, object]:
     with monkeypatch.context() as m:
         m.setattr(parallel, "usable", lambda size: False)
-        one = outcome(path, "1", m)
-    two = outcome(path, "", monkeypatch)
+        one = outcome(path, "1", m, limits)
+    two = outcome(path, "", monkeypatch, limits)
     assert two == one
     if isinstance(one, load.Snapshot):
         assert isinstance(two, load.Snapshot)
@@ -62,7 +62,7 @@ def same(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
     return one, two
 
 
-@pytest.mark.parametrize("fmt", ["json", "compact"])
+@pytest.mark.parametrize("fmt", ["json", "compact", "yaml"])
 def test_two_processes_give_the_snapshot_of_one(files, fmt, monkeypatch):
     spy = Spy(monkeypatch)
     one, _ = same(files[fmt], monkeypatch)
@@ -129,3 +129,19 @@ def test_not_used_for_small_files_or_when_asked(monkeypatch):
     assert not parallel.usable(1 << 20)
     monkeypatch.setenv("PLANNER_LOAD_PROCESSES", "1")
     assert not parallel.usable(1 << 40)
+
+
+def test_yaml_document_limit_is_the_whole_files(files, monkeypatch):
+    spy = Spy(monkeypatch)
+    n = files["yaml"].read_text().count("\n---\n") + 1
+    one, _ = same(files["yaml"], monkeypatch, Limits(max_documents=n - 5))  # more than either half holds
+    assert one[0] == "InputError" and "YAML documents" in one[1][0]
+    assert spy.merged == []
+
+
+def test_yaml_with_anchors_or_no_marker_is_read_here(files, tmp_path):
+    text = files["yaml"].read_text()
+    assert parallel.yaml_split(text.encode()) is not None
+    assert parallel.yaml_split(text.replace("name: ", "name: &a ", 1).encode()) is None
+    assert parallel.yaml_split(text.split("\n---\n")[0].encode()) is None
+    assert parallel.yaml_split(files["json"].read_bytes()) is None
