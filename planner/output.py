@@ -7,8 +7,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import yaml
-
 FORMATS = ("table", "json", "yaml")
 
 
@@ -17,6 +15,8 @@ def to_json(data: Any) -> str:
 
 
 def to_yaml(data: Any) -> str:
+    import yaml  # only for -o yaml: not imported at start-up
+
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 16)
 
 

@@ -14,7 +14,7 @@ SOLVE = (
     "from models.cpsat import cp_model; m = cp_model.CpModel(); x = m.new_int_var(0, 3, 'x'); "
     "m.add(x >= 2); s = cp_model.CpSolver(); assert s.solve(m) == cp_model.OPTIMAL and s.value(x) >= 2"
 )
-HEAVY = ("ortools", "numpy", "networkx", "matplotlib", "pandas", "rich", "scipy")
+HEAVY = ("ortools", "numpy", "networkx", "matplotlib", "pandas", "rich", "scipy", "yaml")  # yaml: for YAML input or -o yaml only
 
 
 def _run(code: str) -> str:

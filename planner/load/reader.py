@@ -22,28 +22,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-from yaml.events import (
-    AliasEvent,
-    DocumentEndEvent,
-    DocumentStartEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-    StreamStartEvent,
-)
+import orjson
 
 from planner.errors import InputError
-
-try:  # pragma: no cover - exercised by whichever is installed
-    _BaseLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _BaseLoader = yaml.SafeLoader
-
-import orjson
 
 
 @dataclass(frozen=True)
@@ -128,8 +109,19 @@ _MERGE = "tag:yaml.org,2002:merge"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
-    """libyaml's parser and PyYAML's safe resolver; composition is ours (``iter_yaml``)."""
+_LOADER: Any = None
+
+
+def _loader_class() -> Any:
+    """libyaml's parser and PyYAML's safe resolver; composition is ours (``iter_yaml``).  PyYAML
+    is imported on the first YAML input, not by every command at start-up."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+        _LOADER = type("_Loader", (base,), {"__module__": __name__})
+    return _LOADER
 
 
 def _scalar_constructors(loader: Any) -> dict[str, Callable[[Any], Any]]:
@@ -172,7 +164,21 @@ def iter_yaml(text: str, source: str, limits: Limits) -> list[Any]:
 def iter_yaml_docs(text: str, source: str, limits: Limits) -> Iterator[Any]:
     """iter_yaml one document at a time (an error in a later document is raised when it is
     reached)."""
-    loader = _Loader(text)
+    import yaml
+    from yaml.events import (
+        AliasEvent,
+        DocumentEndEvent,
+        DocumentStartEvent,
+        MappingEndEvent,
+        MappingStartEvent,
+        ScalarEvent,
+        SequenceEndEvent,
+        SequenceStartEvent,
+        StreamEndEvent,
+        StreamStartEvent,
+    )
+
+    loader = _loader_class()(text)
     del text
     constructors = _scalar_constructors(loader)
     scalar_node = yaml.ScalarNode
