@@ -34,6 +34,11 @@ from planner.domain import (
 from planner.scheduler.framework import ClusterState, default_class
 
 
+# Kinds the replay's controllers read from here on every run (a StatefulSet's template for its
+# revision hash, a DaemonSet's hostNetwork): few objects, kept as dicts.
+_READ_OFTEN = frozenset({"StatefulSet", "DaemonSet"})
+
+
 class RawObjects(MutableMapping[tuple[str, str], dict]):  # type: ignore[type-arg]
     """Snapshot.raw: the objects as read (defaults applied), by (kind, key).
 
@@ -41,7 +46,8 @@ class RawObjects(MutableMapping[tuple[str, str], dict]):  # type: ignore[type-ar
     objects a plan patches), never most: so each is kept marshalled, about a fifth of the memory of
     its dicts (at 5,000 nodes, 80 MB instead of 400 MB) and a copy of bytes to pickle, and is
     unmarshalled when first read.  The dict read is then kept in its place, so a change made to it
-    holds, as with a plain dict.  A value that marshal cannot write stays as it is."""
+    holds, as with a plain dict.  A value that marshal cannot write stays as it is, and so do the
+    objects of the kinds in _READ_OFTEN."""
 
     __slots__ = ("_d",)
 
@@ -56,7 +62,7 @@ class RawObjects(MutableMapping[tuple[str, str], dict]):  # type: ignore[type-ar
         return v  # type: ignore[no-any-return]
 
     def __setitem__(self, key: tuple[str, str], value: dict) -> None:  # type: ignore[type-arg]
-        if type(value) is dict:
+        if type(value) is dict and key[0] not in _READ_OFTEN:
             try:
                 self._d[key] = marshal.dumps(value)
                 return
