@@ -33,7 +33,6 @@ from planner.domain import (
 )
 from planner.scheduler.framework import ClusterState, default_class
 
-
 # Kinds the replay's controllers read from here on every run (a StatefulSet's template for its
 # revision hash, a DaemonSet's hostNetwork): few objects, kept as dicts.
 _READ_OFTEN = frozenset({"StatefulSet", "DaemonSet"})
