@@ -97,7 +97,7 @@ def code_digest() -> bytes:
         import models
         import planner
 
-        h = hashlib.sha256()
+        h = hashlib.sha256(planner.__version__.encode() + b"\0")
         for pkg in (planner, models):
             root = Path(pkg.__file__).resolve().parent  # type: ignore[arg-type]
             for p in sorted(root.rglob("*.py")):

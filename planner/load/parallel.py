@@ -18,8 +18,8 @@ conversion) as it was before any item of the file.  Then:
   its key order are those of a single process.
 
 The answer is the same either way (tests/load/test_parallel.py); only the time differs.  Used
-for files of ``MIN_BYTES`` (64 MiB) and more on machines with two CPUs or more that fork, unless
-``PLANNER_LOAD_PROCESSES=1``.
+for files of ``MIN_BYTES`` (64 MiB) and more on machines with two CPUs or more that fork, when a
+CPU is idle (see usable); ``PLANNER_LOAD_PROCESSES=1`` never, ``=2`` always.
 """
 
 from __future__ import annotations
@@ -40,15 +40,27 @@ SHARE = 0.56  # of the items read here: the child also pickles what it converted
 
 
 def usable(size: int) -> bool:
+    """Two processes for an input of ``size`` bytes: large enough, a second CPU, and that CPU idle
+    (the 1-minute load average, this process included, below the CPUs less one half: a second
+    process on a busy machine only adds its pickling to the work).  ``PLANNER_LOAD_PROCESSES``:
+    1 never, 2 whenever large enough."""
     if size < MIN_BYTES or not hasattr(os, "fork"):
         return False
-    if os.environ.get("PLANNER_LOAD_PROCESSES", "").strip() == "1":
+    asked = os.environ.get("PLANNER_LOAD_PROCESSES", "").strip()
+    if asked == "1":
         return False
+    if asked == "2":
+        return True
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    return cpus >= 2
+    if cpus < 2:
+        return False
+    try:
+        return os.getloadavg()[0] < cpus - 0.5
+    except OSError:
+        return True
 
 
 def _state(snap: Any) -> dict[str, Any]:
