@@ -14,7 +14,11 @@ container statuses, container env and probes, node images and addresses, a
 ``--show-managed-fields``; ``--managed-fields all`` writes them on every object (about 1.6x the
 bytes) and ``no-pods`` on every kind but Pod.
 ``--format yaml`` writes the same objects as multi-document YAML (``---`` between objects, keys
-sorted, sequences not indented: the shape ``kubectl get -o yaml`` gives each object).
+sorted, sequences not indented: the shape ``kubectl get -o yaml`` gives each object);
+``--format compact`` the same List as compact JSON, ``cluster-<N>n-<Z>z-compact.json`` (no
+whitespace: ``kubectl get -o json | jq -c``, and the encoding of the API server's own responses,
+``kubectl get --raw``): half the bytes of kubectl's indented JSON for the same objects, so that
+decoding is a smaller share of a load and planner's per-object work a larger one.
 
 The cluster (see docs/performance.md):
 
@@ -1444,6 +1448,31 @@ def write_json(objects: Iterator[dict], f: Any) -> int:
     return n
 
 
+def write_compact_json(objects: Iterator[dict], f: Any) -> int:
+    """The same List in compact JSON (``kubectl get -o json | jq -c``; the API server's own
+    responses, ``kubectl get --raw``, are compact too): keys sorted, no whitespace at all."""
+    f.write(b'{"apiVersion":"v1","items":[')
+    n = 0
+    batch: list[bytes] = []
+    for obj in objects:
+        batch.append(orjson.dumps(obj, option=orjson.OPT_SORT_KEYS))
+        n += 1
+        if len(batch) >= 512:
+            if n > len(batch):
+                f.write(b",")
+            f.write(b",".join(batch))
+            batch.clear()
+    if batch:
+        if n > len(batch):
+            f.write(b",")
+        f.write(b",".join(batch))
+    f.write(b'],"kind":"List","metadata":{"resourceVersion":""}}\n')
+    return n
+
+
+WRITERS: dict[str, Callable[[Iterator[dict], Any], int]] = {}
+
+
 class YamlWriter:
     """Block-style YAML as kubectl (go-yaml) prints it: sorted keys, sequences at the key's indent,
     plain scalars where they read back as strings, single quotes otherwise, ``|`` for the
@@ -1548,12 +1577,17 @@ def write_yaml(objects: Iterator[dict], f: Any) -> int:
     return n
 
 
+WRITERS.update(json=write_json, yaml=write_yaml, compact=write_compact_json)
+FORMATS = tuple(WRITERS)  # json: kubectl's indented List; yaml: one document per object; compact: one-line JSON
+
 # --------------------------------------------------------------------------- files
 
 
 def file_name(nodes: int, zones: int, seed: int, fmt: str, managed_fields: str = DEFAULT_MANAGED_FIELDS) -> str:
     seed_part = "" if seed == 1 else f"-s{seed}"
     mf_part = "" if managed_fields == DEFAULT_MANAGED_FIELDS else f"-mf{managed_fields.replace('-', '')}"
+    if fmt == "compact":
+        return f"cluster-{nodes}n-{zones}z{seed_part}{mf_part}-compact.json"
     return f"cluster-{nodes}n-{zones}z{seed_part}{mf_part}.{fmt}"
 
 
@@ -1600,7 +1634,7 @@ def generate(
         path = out_dir / file_name(nodes, zones, seed, fmt, managed_fields)
         # a fresh temporary file beside it (O_EXCL), renamed over it: a symlink there is replaced, not followed
         with open_atomic(path) as f:
-            count = (write_json if fmt == "json" else write_yaml)(cluster.objects(), f)
+            count = WRITERS[fmt](cluster.objects(), f)
         size = path.stat().st_size
         meta = {
             "generator": GENERATOR_VERSION,
@@ -1646,7 +1680,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--nodes", type=int, required=True)
     ap.add_argument("--zones", type=int, default=3, choices=sorted(ZONE_SETS))
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--format", choices=["json", "yaml", "both"], default="json")
+    ap.add_argument("--format", choices=[*FORMATS, "both", "all"], default="json", help="both: json and yaml; all: every format")
     ap.add_argument(
         "--managed-fields",
         choices=MANAGED_FIELDS,
@@ -1658,7 +1692,7 @@ def main(argv: list[str] | None = None) -> None:
     a = ap.parse_args(argv)
     if a.nodes < 3:
         ap.error("--nodes must be at least 3")
-    fmts = ["json", "yaml"] if a.format == "both" else [a.format]
+    fmts = ["json", "yaml"] if a.format == "both" else list(FORMATS) if a.format == "all" else [a.format]
     paths = generate(a.nodes, a.zones, a.seed, fmts, a.out, log=lambda m: print(m, file=sys.stderr), managed_fields=a.managed_fields)
     for p in paths.values():
         print(p)

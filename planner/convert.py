@@ -8,6 +8,7 @@ keyed by their canonical JSON.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -54,6 +55,7 @@ from planner.domain import (
 from planner.quantity import int_value, milli_value, parse_quantity
 
 _EMPTY: dict = {}
+_SHARED_MAX = 1 << 16  # entries of each sharing table (a bound, not a tuning knob)
 
 
 def _d(v: Any) -> dict:
@@ -218,6 +220,37 @@ class Converter:
         self.spread = _Memo(_spread)
         self.requests = _Memo(self._requests_uncached)
         self.specs: dict[bytes, PodSpec] = {}  # _pod_spec_key -> PodSpec without nodeName and volumes
+        # Pods of one controller share their labels, annotations and owner: one object each, not
+        # one per pod (150,000 pods' copies are 200 MB).  Read-only, as every domain value is.
+        self.maps: dict[tuple[tuple[Any, Any], ...], dict[str, str]] = {}
+        self.owners: dict[tuple[str, str, str], OwnerRef] = {}
+
+    def shared_map(self, v: Any) -> dict[str, str]:
+        """_labels(v), the same dict for equal mappings (in the same order)."""
+        if not isinstance(v, dict) or not v:
+            return {}
+        try:
+            key = tuple(v.items())
+            hit = self.maps.get(key)
+        except TypeError:  # an unhashable value (validation reports it)
+            return _labels(v)
+        if hit is None:
+            if len(self.maps) >= _SHARED_MAX:
+                self.maps.clear()
+            hit = self.maps[key] = _labels(v)
+        return hit
+
+    def owner(self, md: Mapping[str, Any]) -> OwnerRef | None:
+        ref = controller_ref(md)
+        if ref is None:
+            return None
+        key = (ref.kind, ref.name, ref.uid)
+        hit = self.owners.get(key)
+        if hit is None:
+            if len(self.owners) >= _SHARED_MAX:
+                self.owners.clear()
+            hit = self.owners[key] = ref
+        return hit
 
     # ------------------------------------------------------------------ pod spec
 
@@ -235,7 +268,7 @@ class Converter:
         if base is None:
             base = self.specs[key] = self._pod_spec(spec, "", with_volumes=False)
         return PodSpec(
-            node_name=str(spec.get("nodeName") or ""),
+            node_name=sys.intern(str(spec.get("nodeName") or "")),
             node_selector=base.node_selector,
             affinity=base.affinity,
             tolerations=base.tolerations,
@@ -301,15 +334,15 @@ class Converter:
         md, spec, st = _d(o.get("metadata")), _d(o.get("spec")), _d(o.get("status"))
         name = str(md.get("name", ""))
         return Pod(
-            namespace=str(md.get("namespace") or "default"),
+            namespace=sys.intern(str(md.get("namespace") or "default")),
             name=name,
-            labels=_labels(md.get("labels")),
+            labels=self.shared_map(md.get("labels")),
             spec=self.pod_spec(spec, name),
-            phase=str(st.get("phase") or "Pending"),
+            phase=sys.intern(str(st.get("phase") or "Pending")),
             terminating=md.get("deletionTimestamp") is not None,
-            owner=controller_ref(md),
+            owner=self.owner(md),
             uid=str(md.get("uid", "")),
-            annotations=_labels(md.get("annotations")),
+            annotations=self.shared_map(md.get("annotations")),
             creation_timestamp=str(md.get("creationTimestamp") or ""),
             nominated_node_name=str(st.get("nominatedNodeName") or ""),
             start_time=str(st.get("startTime") or ""),

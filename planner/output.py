@@ -16,8 +16,6 @@ from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from typing import IO, Any
 
-import yaml
-
 from planner import progress as _progress
 
 FORMATS = ("table", "json", "yaml")
@@ -67,6 +65,8 @@ def to_json(data: Any) -> str:
 
 
 def to_yaml(data: Any) -> str:
+    import yaml  # only for -o yaml: not imported at start-up
+
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 16)
 
 

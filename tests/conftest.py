@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
+
+# The snapshot cache (planner.load.cache) stays off in tests, in-process and in the commands they
+# start, so that no test reads or writes the user's cache folder: tests/load/test_cache.py turns
+# it on, in a folder of its own.
+os.environ["PLANNER_CACHE"] = "off"
 
 
 @dataclass

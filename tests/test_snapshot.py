@@ -96,3 +96,35 @@ def test_owner_index_follows_the_snapshot_as_it_changes():
     k = next(k for k, p in snap.pods.items() if p.owner is not None)
     snap.pods[k] = dataclasses.replace(snap.pods[k], owner=None)  # replaced in place
     agree()
+
+
+def test_raw_objects_read_back_as_written():
+    import math
+    import pickle
+
+    from planner.snapshot import RawObjects
+
+    raw = RawObjects()
+    dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w", "labels": {"a": "b"}}, "spec": {"replicas": 3, "x": [1, 2.5, None, True, 1 << 80]}}
+    odd = {"metadata": {"name": "n"}, 1: "int key", "nan": float("nan")}  # what YAML can give: kept exactly
+    raw[("Deployment", "ns/w")] = dep
+    raw[("Node", "n")] = odd
+    raw[("StatefulSet", "ns/s")] = sts = {"kind": "StatefulSet"}
+    raw[("PersistentVolume", "p")] = bad = {"x": object()}  # not plain data: kept as it is
+    assert raw[("Deployment", "ns/w")] == dep and raw[("Deployment", "ns/w")] is not dep
+    got = raw[("Node", "n")]
+    assert got[1] == "int key" and math.isnan(got["nan"])
+    assert raw[("StatefulSet", "ns/s")] is sts and raw[("PersistentVolume", "p")] is bad
+    # a dict read is kept: changes to it hold, and a copy shares it, as dict(raw) would
+    d = raw[("Deployment", "ns/w")]
+    d["spec"]["replicas"] = 5
+    assert raw[("Deployment", "ns/w")]["spec"]["replicas"] == 5
+    c = raw.copy()
+    assert c[("Deployment", "ns/w")] is d and c == raw and list(c) == list(raw)
+    del c[("Node", "n")]
+    assert ("Node", "n") in raw and ("Node", "n") not in c and len(c) == 3
+    # pickled as kept
+    raw2 = RawObjects({("Deployment", "ns/x"): dep})
+    back = pickle.loads(pickle.dumps(raw2))
+    assert isinstance(back, RawObjects) and back == raw2 and back[("Deployment", "ns/x")] == dep
+    assert dict(back) == {("Deployment", "ns/x"): dep}

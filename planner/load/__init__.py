@@ -15,14 +15,16 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner import convert, progress
 from planner.domain import KINDS
 from planner.errors import InputError
 from planner.load.reader import Limits, iter_bytes, parse_bytes
-from planner.scheduler.config import SchedulerConfig, parse_config
 from planner.snapshot import Snapshot
+
+if TYPE_CHECKING:  # the scheduler's configuration is read only by the commands given --scheduler-config
+    from planner.scheduler.config import SchedulerConfig
 
 __all__ = ["Limits", "RawInput", "load_snapshot", "read_objects", "collect_paths", "read_scheduler_config"]
 
@@ -179,6 +181,7 @@ def _read_into(
     args = list(paths)
     groups = [collect_paths([a]) for a in args] if args else [collect_paths(args)]
     ov = Overlay() if overlay and len(groups) > 1 else None
+    direct = emit is not None and ov is None and namespace is None
     errors: dict[int, list[str]] = {}
     reading, sizes = _reading(groups)
 
@@ -197,9 +200,15 @@ def _read_into(
                     def tick(offset: int, base: float = base) -> None:
                         reading.update(done=base + offset)
 
-                    if path != "-" and _stream_list(path, label, limits, raw, on_scenario, each, tick):
+                    # the objects go straight to the load's sink (no overlay, no namespace to fill
+                    # in): a large input may then be read by two processes (planner.load.parallel)
+                    target = emit if emit is not None and direct and sink is to_output else each
+                    if path != "-" and _stream_list(path, label, limits, raw, on_scenario, target, tick):
                         continue
-                    _stream_docs(iter_bytes(_read(path, limits, stdin), label, limits), label, raw, on_scenario, each)
+                    data = _read(path, limits, stdin)
+                    if _yaml_halves(data, label, limits, raw, on_scenario, target):
+                        continue
+                    _stream_docs(iter_bytes(data, label, limits), label, raw, on_scenario, each)
                     continue
                 docs = parse_bytes(_read(path, limits, stdin), label, limits)
                 for j, doc in enumerate(docs):
@@ -278,6 +287,38 @@ def _stream_docs(
         raise
 
 
+def _yaml_halves(
+    data: bytes, label: str, limits: Limits, raw: RawInput, on_scenario: Callable[[dict, str], None], emit: Callable[[dict], None]
+) -> bool:
+    """A large multi-document YAML input read by two processes (planner.load.parallel: the
+    documents after a ``---`` line about half way by a forked child); False when it is not read
+    this way (nothing was emitted).  An error anywhere: stream.Broken (the whole read says it)."""
+    from planner.load import parallel, stream
+
+    if not isinstance(emit, _Sink) or emit.count or emit.pending or not parallel.usable(len(data)):
+        return False
+    cut = parallel.yaml_split(data)
+    if cut is None:
+        return False
+    first_done = [False]
+
+    def first() -> Iterator[Any]:
+        yield from iter_bytes(data[:cut], label, limits)
+        first_done[0] = True
+
+    def second() -> Iterator[Any]:
+        return iter_bytes(data[cut:], label, limits)
+
+    def handle(i: int, doc: Any) -> None:
+        _flatten(doc, f"{label}: document {i + 1}", raw, on_scenario, emit=emit)
+
+    try:
+        parallel.halves(first, lambda: first_done[0], second, second, handle, emit, raw, limits.max_documents)
+    except InputError:
+        raise stream.Broken(label) from None
+    return True
+
+
 def _stream_list(
     path: str, label: str, limits: Limits, raw: RawInput, on_scenario: Callable[[dict, str], None], emit: Callable[[dict], None],
     tick: Callable[[int], None] | None = None,
@@ -286,7 +327,7 @@ def _stream_list(
     item: what _flatten would do with the whole document.  False when the file is not read this
     way (nothing was emitted); raises stream.Broken when it was partly read and must not be
     used (an error in it: the whole read gives the message)."""
-    from planner.load import stream
+    from planner.load import parallel, stream
 
     try:
         size = os.path.getsize(path)
@@ -304,13 +345,20 @@ def _stream_list(
         if not isinstance(kind, str) or not kind.endswith("List"):
             return False
         item_kind = kind[:-4] if kind != "List" else None
+
+        def handle(i: int, it: Any) -> None:
+            if item_kind and isinstance(it, dict) and "kind" not in it:
+                it["kind"] = item_kind
+            _flatten(it, f"{label}: items[{i}]", raw, on_scenario, 1, emit)
+
         try:
-            for i, it in enumerate(lst.items()):
-                if item_kind and isinstance(it, dict) and "kind" not in it:
-                    it["kind"] = item_kind
-                _flatten(it, f"{label}: items[{i}]", raw, on_scenario, 1, emit)
-                if tick is not None and not i & 1023:  # the bytes read so far, every 1,024 items
-                    tick(lst.f.tell())
+            if isinstance(emit, _Sink) and parallel.usable(size):
+                parallel.run(lst, handle, emit, raw)  # the second part in a child process
+            else:
+                for i, it in enumerate(lst.items()):
+                    handle(i, it)
+                    if tick is not None and not i & 1023:  # the bytes read so far, every 1,024 items
+                        tick(lst.f.tell())
         except (InputError, OSError):
             raise stream.Broken(label) from None
     return True
@@ -462,11 +510,22 @@ def load_snapshot(
     again and again (it triples orjson's decode time).  What was loaded is then frozen into the
     permanent generation so that later collections skip it.  The snapshot's base cluster (the
     scheduler cache's NodeInfos, Snapshot.base_cluster) is built here too: every command reads it.
+    Large inputs go through the snapshot cache (planner.load.cache): the next command given the
+    same inputs reads the snapshot this one built.
     """
+    from planner.load import cache
+
+    paths = list(paths)
+    limits = limits or Limits()
+    try:
+        files = collect_paths(paths)
+    except InputError:
+        files = []  # the load reports it
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        snap = _load_snapshot(paths, limits, notice, _Options(overlay, namespace))
+        key = _CacheKey(limits, overlay, namespace, tuple(paths))
+        snap = cache.cached_load(files, key, lambda note: _load_snapshot(paths, limits, note, _Options(overlay, namespace)), notice)
         with progress.task(f"indexing {len(snap.nodes):,} nodes and {len(snap.pods):,} pods"):
             snap.base_cluster()  # the scheduler's cache of it (NodeInfos), which every command reads
     finally:
@@ -474,6 +533,22 @@ def load_snapshot(
             gc.enable()
     gc.freeze()
     return snap
+
+
+@dataclass(frozen=True)
+class _CacheKey:
+    """What the snapshot cache's key holds besides the inputs' bytes (planner.load.cache hashes
+    its repr): the limits and the options that change what a load gives (the overlay, -n, and
+    how the arguments group the files: the overlay applies per argument)."""
+
+    limits: Limits
+    overlay: bool
+    namespace: str | None
+    args: tuple[str, ...]
+
+    @property
+    def max_bytes(self) -> int:
+        return self.limits.max_bytes
 
 
 @dataclass
@@ -642,4 +717,6 @@ def read_scheduler_config(path: str, limits: Limits | None = None) -> SchedulerC
     docs = [d for d in parse_bytes(_read(path, limits), path, limits) if d is not None]
     if len(docs) != 1:
         raise InputError(f"{path}: expected one KubeSchedulerConfiguration document, found {len(docs)}")
+    from planner.scheduler.config import parse_config
+
     return parse_config(docs[0], path)

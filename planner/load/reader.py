@@ -22,28 +22,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-from yaml.events import (
-    AliasEvent,
-    DocumentEndEvent,
-    DocumentStartEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-    StreamStartEvent,
-)
+import orjson
 
 from planner.errors import InputError
-
-try:  # pragma: no cover - exercised by whichever is installed
-    _BaseLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _BaseLoader = yaml.SafeLoader
-
-import orjson
 
 
 @dataclass(frozen=True)
@@ -128,8 +109,19 @@ _MERGE = "tag:yaml.org,2002:merge"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
-    """libyaml's parser and PyYAML's safe resolver; composition is ours (``iter_yaml``)."""
+_LOADER: Any = None
+
+
+def _loader_class() -> Any:
+    """libyaml's parser and PyYAML's safe resolver; composition is ours (``iter_yaml``).  PyYAML
+    is imported on the first YAML input, not by every command at start-up."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+        _LOADER = type("_Loader", (base,), {"__module__": __name__})
+    return _LOADER
 
 
 def _scalar_constructors(loader: Any) -> dict[str, Callable[[Any], Any]]:
@@ -158,6 +150,11 @@ class _Frame:
         self.merges: list[dict] | None = None
 
 
+def _line(ev: Any) -> int:
+    """The 1-based line an event starts on (0: unknown), for messages."""
+    return ev.start_mark.line + 1 if ev.start_mark is not None else 0
+
+
 def _hashable_key(key: Any, line: int) -> Any:
     if isinstance(key, (dict, list)):
         raise _Cut(f"line {line}: a mapping key must be a scalar")
@@ -172,7 +169,21 @@ def iter_yaml(text: str, source: str, limits: Limits) -> list[Any]:
 def iter_yaml_docs(text: str, source: str, limits: Limits) -> Iterator[Any]:
     """iter_yaml one document at a time (an error in a later document is raised when it is
     reached)."""
-    loader = _Loader(text)
+    import yaml
+    from yaml.events import (
+        AliasEvent,
+        DocumentEndEvent,
+        DocumentStartEvent,
+        MappingEndEvent,
+        MappingStartEvent,
+        ScalarEvent,
+        SequenceEndEvent,
+        SequenceStartEvent,
+        StreamEndEvent,
+        StreamStartEvent,
+    )
+
+    loader = _loader_class()(text)
     del text
     constructors = _scalar_constructors(loader)
     scalar_node = yaml.ScalarNode
@@ -199,9 +210,9 @@ def iter_yaml_docs(text: str, source: str, limits: Limits) -> Iterator[Any]:
                 done = False
                 while not done:
                     ev = loader.get_event()
-                    line = ev.start_mark.line + 1 if ev.start_mark is not None else 0
+                    et = type(ev)  # libyaml's events are these exact classes
                     size = 1
-                    if isinstance(ev, ScalarEvent):
+                    if et is ScalarEvent:
                         tag = ev.tag
                         if tag is None or tag == "!":
                             tag = resolve(scalar_node, ev.value, ev.implicit)
@@ -212,32 +223,33 @@ def iter_yaml_docs(text: str, source: str, limits: Limits) -> Iterator[Any]:
                         else:
                             ctor = constructors.get(tag)
                             if ctor is None:
-                                raise _Cut(f"line {line}: unsupported YAML tag {tag}")
+                                raise _Cut(f"line {_line(ev)}: unsupported YAML tag {tag}")
                             try:
                                 value = ctor(scalar_node(tag, ev.value))
                             except (ValueError, yaml.YAMLError):
-                                raise _Cut(f"line {line}: invalid {tag.rsplit(':', 1)[-1]} {ev.value!r}") from None
+                                raise _Cut(f"line {_line(ev)}: invalid {tag.rsplit(':', 1)[-1]} {ev.value!r}") from None
                         if ev.anchor:
                             anchors[ev.anchor] = (value, 1)
-                    elif isinstance(ev, AliasEvent):
+                    elif et is AliasEvent:
                         if ev.anchor not in anchors:
-                            raise _Cut(f"line {line}: unknown alias *{ev.anchor}")
+                            raise _Cut(f"line {_line(ev)}: unknown alias *{ev.anchor}")
                         value, size = anchors[ev.anchor]
                         alias_nodes += size
                         if alias_nodes > limits.max_alias_nodes:
                             raise _Cut(
-                                f"line {line}: aliases expand to more than {limits.max_alias_nodes} nodes (YAML alias bomb?)"
+                                f"line {_line(ev)}: aliases expand to more than {limits.max_alias_nodes} nodes (YAML alias bomb?)"
                             )
                         if isinstance(value, (dict, list)):
                             value = _deep_copy(value)
-                    elif isinstance(ev, (MappingStartEvent, SequenceStartEvent)):
+                    elif et is MappingStartEvent or et is SequenceStartEvent:
+                        line = _line(ev)
                         if ev.tag not in (None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"):
                             raise _Cut(f"line {line}: unsupported YAML tag {ev.tag}")
                         if len(stack) >= max_depth:
                             raise _Cut(f"line {line}: nesting deeper than {max_depth} levels")
-                        stack.append(_Frame({} if isinstance(ev, MappingStartEvent) else [], ev.anchor, line))
+                        stack.append(_Frame({} if et is MappingStartEvent else [], ev.anchor, line))
                         continue
-                    elif isinstance(ev, (MappingEndEvent, SequenceEndEvent)):
+                    elif et is MappingEndEvent or et is SequenceEndEvent:
                         fr = stack.pop()
                         value = fr.obj
                         size = fr.size
@@ -250,14 +262,14 @@ def iter_yaml_docs(text: str, source: str, limits: Limits) -> Iterator[Any]:
                                 value.setdefault(k, v)
                         if fr.anchor:
                             anchors[fr.anchor] = (value, size)
-                    elif isinstance(ev, DocumentEndEvent):
+                    elif et is DocumentEndEvent:
                         ndocs += 1
                         done = True
                         yield result
                         result = None
                         continue
                     else:  # pragma: no cover
-                        raise _Cut(f"line {line}: unexpected YAML event")
+                        raise _Cut(f"line {_line(ev)}: unexpected YAML event")
                     # attach value to its parent
                     if not stack:
                         result = value
@@ -265,10 +277,11 @@ def iter_yaml_docs(text: str, source: str, limits: Limits) -> Iterator[Any]:
                     parent = stack[-1]
                     parent.size += size
                     pobj = parent.obj
-                    if isinstance(pobj, list):
+                    if type(pobj) is list:
                         pobj.append(value)
                     elif not parent.has_key:
-                        parent.key = value if value is _MERGE_KEY else _hashable_key(value, line)
+                        vt = type(value)
+                        parent.key = value if value is _MERGE_KEY or (vt is not dict and vt is not list) else _hashable_key(value, _line(ev))
                         parent.has_key = True
                     else:
                         key = parent.key
@@ -276,10 +289,10 @@ def iter_yaml_docs(text: str, source: str, limits: Limits) -> Iterator[Any]:
                         if key is _MERGE_KEY:
                             items = value if isinstance(value, list) else [value]
                             if not all(isinstance(m, dict) for m in items):
-                                raise _Cut(f"line {line}: a merge key (<<) needs a mapping or a list of mappings")
+                                raise _Cut(f"line {_line(ev)}: a merge key (<<) needs a mapping or a list of mappings")
                             parent.merges = (parent.merges or []) + items
                         elif key in pobj:
-                            raise _Cut(f"line {line}: duplicate key {json.dumps(key, default=str)}")
+                            raise _Cut(f"line {_line(ev)}: duplicate key {json.dumps(key, default=str)}")
                         else:
                             pobj[key] = value
         except yaml.MarkedYAMLError as e:

@@ -11,22 +11,34 @@ The file is split, never guessed at.  Its parts:
 * each item: from its ``{`` to the first line that closes it at the items' indentation
   (``\\n<indent>}``), the indentation being what precedes the first item's ``{``;
 * ``Q``: from the ``]`` that closes ``items`` to the end of the file (found from the tail:
-  a ``]`` that starts a line).
+  a ``]`` that starts a line; in compact JSON, any ``]``).
 
 Why the result is the whole-document decode: ``P + sentinel + Q`` (the *frame*) is decoded by
 orjson and must hold the sentinel exactly once, as the only element of its top-level
 ``items``, so ``P``'s last ``[`` and ``Q``'s first ``]`` are the brackets of the top-level
-``items`` array (the last one, which is the one a decoder keeps).  Each item's bytes must decode
-as one complete JSON value (wrapped in ``[[ ]]`` so that it is decoded at the depth it has in the
-file, which keeps orjson's nesting limit where it is), and only whitespace, one comma, whitespace
-may separate two items; the last item must be followed by whitespace and exactly ``Q``.  The
+``items`` array (the last one, which is the one a decoder keeps).  Each piece cut out must decode
+as one complete JSON value, or several separated by commas (wrapped in ``[[ ]]`` so that it is
+decoded at the depth it has in the file, which keeps orjson's nesting limit where it is; each of
+them an object), and only whitespace, one comma, whitespace may separate two pieces; the last
+piece must be followed by whitespace and exactly ``Q``.  The
 file is then ``P + v1 , v2 , ... vn + Q``, whose one parse (JSON's grammar is unambiguous) is the
 frame with ``items = [v1, ..., vn]``: what ``orjson.loads`` of the whole file returns.
 
+Compact JSON (no newline before the first item: the API server's own encoding, ``kubectl get
+--raw``, ``jq -c``) has no lines to go by.  There an item's end is *looked for* at each ``}``
+followed by ``,{"K"`` -- ``K`` the first key of the first item (``apiVersion`` in kubectl's sorted
+output, ``metadata`` in the API server's typed lists) -- or by the ``]`` that closes ``items``, and
+is *proven* by the decode: the bytes from the item's ``{`` to that ``}`` must decode as one JSON
+value.  JSON's grammar is unambiguous, so exactly one such ``}`` ends the value that starts at the
+``{``; a candidate inside the item (a nested list of objects whose first key is ``K``) does not
+decode and the next one is tried, at most ``MAX_TRIES`` per item (then :class:`Broken`).  An item
+whose first key is another (a StorageClass's ``allowVolumeExpansion`` sorts before
+``apiVersion``) is not looked for: it ends up in the piece of the item before it, which then
+decodes as several values.
+
 Anything else is not streamed: :class:`NotStreamable` before any item was decoded (the caller
 reads the file whole, as before), :class:`Broken` after (the caller starts the load over, reading
-every file whole, so that every error message is the one a whole read gives).  Compact JSON (no
-newline before the first item) is read whole.
+every file whole, so that every error message is the one a whole read gives).
 """
 
 from __future__ import annotations
@@ -41,6 +53,7 @@ import orjson
 __all__ = ["CHUNK", "Broken", "JsonList", "NotStreamable"]
 
 CHUNK = 16 << 20  # bytes read at a time
+MAX_TRIES = 64  # compact JSON: candidate ends tried per item
 TAIL = 1 << 20  # where Q (the end of the file after the items) is looked for
 _HEAD = 4096  # parse_bytes decides JSON vs YAML from the first 4 KiB
 _BOM = b"\xef\xbb\xbf"
@@ -49,6 +62,7 @@ _ITEMS = re.compile(rb'"items"[ \t\r\n]*:[ \t\r\n]*\[')
 _SENTINEL = "planner/stream: the items of this List \x00"
 _SENTINEL_JSON = orjson.dumps(_SENTINEL)
 _LBRACE, _RBRACKET, _COMMA = ord("{"), ord("]"), ord(",")
+_FIRST_KEY = re.compile(rb'\{[ \t\r\n]*("(?:[^"\\]|\\.)*")[ \t\r\n]*:')
 
 
 class NotStreamable(Exception):
@@ -89,6 +103,12 @@ def _frame(p: bytes, q: bytes) -> dict | None:  # type: ignore[type-arg]
     return doc
 
 
+def _objects(found: list[Any]) -> list[Any]:
+    if any(type(v) is not dict for v in found):
+        raise Broken("an item that is not an object")
+    return found
+
+
 class JsonList:
     """``JsonList.open(path, size)`` -> ``.frame`` (the top-level object, ``items`` excluded) and
     ``.items()`` (each item decoded, in order).  Use as a context manager (closes the file)."""
@@ -102,6 +122,8 @@ class JsonList:
         self._first = 0  # offset of the first item's "{" (or of the closing "]")
         self._q_start = 0  # offset of the "]" that closes items
         self._end = re.compile(b"")  # "\n<indent>}": the line that closes an item
+        self.compact = False  # items are found by candidate ends proven by the decode
+        self.stopped = False  # items(stop=E) ended at E
         self.buf = bytearray()  # the part of the file being split (items()): buf[:n]
         self.n = 0
         self.off = 0  # the file offset of buf[0]
@@ -145,9 +167,15 @@ class JsonList:
         elif head[k] == _LBRACE:
             ws = head[p_end:k]
             nl = ws.rfind(b"\n")
-            if nl < 0:
-                raise NotStreamable("compact JSON")
-            self._end = re.compile(re.escape(b"\n" + ws[nl + 1 :] + b"}"))
+            if nl < 0:  # compact: a "}" followed by ,{"K" (K the first item's first key) or by "]"
+                fk = _FIRST_KEY.match(head, k)
+                if fk is None:
+                    raise NotStreamable("no first key in the first item")
+                key = re.escape(fk.group(1))
+                self._end = re.compile(rb"\}(?=[ \t\r\n]*(?:,[ \t\r\n]*\{[ \t\r\n]*" + key + rb"[ \t\r\n]*:|\]))")
+                self.compact = True
+            else:
+                self._end = re.compile(re.escape(b"\n" + ws[nl + 1 :] + b"}"))
             frame, q_start = self._find_q(p, head, k)
         else:
             raise NotStreamable("items do not start with an object")
@@ -160,7 +188,7 @@ class JsonList:
         self._q_start = q_start
 
     def _find_q(self, p: bytes, head: bytes, k: int) -> tuple[dict | None, int]:  # type: ignore[type-arg]
-        """Q: the last ``]`` that starts a line in the file's tail and frames P."""
+        """Q: the last ``]`` that starts a line (compact: any ``]``) in the file's tail and frames P."""
         f, size = self.f, self.size
         if len(head) == size:
             tail, off = head, 0
@@ -175,7 +203,7 @@ class JsonList:
                 break
             hi = i
             nl = tail.rfind(b"\n", 0, i)
-            if nl < 0 or _WS.match(tail, nl).end() != i:  # type: ignore[union-attr]
+            if not self.compact and (nl < 0 or _WS.match(tail, nl).end() != i):  # type: ignore[union-attr]
                 continue
             frame = _frame(p, tail[i:])
             if frame is not None:
@@ -206,37 +234,89 @@ class JsonList:
                 return k
             i = 0
 
-    def items(self) -> Iterator[Any]:
-        """Each item, decoded; raises Broken when the file does not split as framed."""
+    def split_point(self, fraction: float, window: int = 4 << 20) -> tuple[int, int] | None:
+        """(E, S): a place where one item may end (E: the offset just after its ``}``) and the next
+        begin (S: the offset of its ``{``), found about ``fraction`` of the way through the items
+        by the pattern items() looks for, or None.  Only a candidate: items(stop=E) tells whether
+        an item really ends there (``stopped``)."""
+        lo, hi = self._first, self._q_start
+        at = lo + int((hi - lo) * fraction)
+        if not lo < at < hi:
+            return None
+        self.f.seek(at)
+        win = self.f.read(min(window, hi - at))
+        for m in self._end.finditer(win):
+            e = m.end()
+            k = _WS.match(win, e).end()  # type: ignore[union-attr]
+            if k < len(win) and win[k] == _COMMA:
+                k = _WS.match(win, k + 1).end()  # type: ignore[union-attr]
+                if k < len(win) and win[k] == _LBRACE:
+                    return at + e, at + k
+        return None
+
+    def items(self, start: int | None = None, stop: int | None = None) -> Iterator[Any]:
+        """Each item, decoded; raises Broken when the file does not split as framed.  ``start``:
+        the offset of an item's ``{`` to begin at (instead of the first item); ``stop``: the
+        offset just after an item's ``}`` to end at, when one ends exactly there (then
+        ``stopped`` is True; else the items go on to the end)."""
+        self.stopped = False
         if self._first == self._q_start:
             return
-        head = self._head
-        self._head = b""
-        self.buf = buf = bytearray(len(head) + self.chunk)
-        buf[: len(head)] = head
-        self.n = len(head)  # buf[:n] holds the file from offset self.off
-        self.off = 0
-        del head
-        self.f.seek(self.n)
+        if start is None:
+            head = self._head
+            self._head = b""
+            self.buf = buf = bytearray(len(head) + self.chunk)
+            buf[: len(head)] = head
+            self.n = len(head)  # buf[:n] holds the file from offset self.off
+            self.off = 0
+            del head
+            self.f.seek(self.n)
+            rel = self._first  # the current item starts at buf[rel]
+        else:
+            self._head = b""
+            self.buf = bytearray(self.chunk)
+            self.n = 0
+            self.off = start
+            self.f.seek(start)
+            self._fill(0)
+            buf = self.buf
+            rel = 0
+            if self.n == 0 or buf[0] != _LBRACE:
+                raise Broken("no item starts there")
         find, q_start = self._end.search, self._q_start  # re: twice as fast as bytes.find here
         loads, join = orjson.loads, b"".join
-        rel = self._first  # the current item starts at buf[rel]
+        compact = self.compact
+        at = rel  # where the search for its end goes on (compact: after a candidate that failed)
+        tries = 0
         while True:
-            m = find(buf, rel, self.n)
+            m = find(buf, at, self.n)
             if m is None:
                 if not self._fill(rel):
                     raise Broken("an item does not end")
                 buf = self.buf
+                at -= rel
                 rel = 0
                 continue
             e = m.end()
+            if compact:
+                j = _WS.match(buf, e, self.n).end()  # type: ignore[union-attr]
+                if buf[j] == _RBRACKET and self.off + j != q_start:  # "}]" inside the item
+                    at = e
+                    continue
             with memoryview(buf) as mv:
                 text = join((b"[[", mv[rel:e], b"]]"))
             try:
-                item = loads(text)[0][0]
+                found = loads(text)[0]  # one item, or several: "v1, v2, ..." decodes as that list
             except orjson.JSONDecodeError:
-                raise Broken("an item is not one JSON value") from None
+                del text
+                tries += 1
+                if not compact or tries >= MAX_TRIES:
+                    raise Broken("an item is not one JSON value") from None
+                at = e  # the "}" was inside the item: the next candidate
+                continue
             del text
+            tries = 0
+            end = self.off + e
             # what follows: whitespace, then "," whitespace "{", or the closing "]" (Q)
             k = self._skip_ws(e)
             buf = self.buf
@@ -245,10 +325,13 @@ class JsonList:
                 buf = self.buf
                 if k >= self.n or buf[k] != _LBRACE:
                     raise Broken("an item that is not an object")
-                yield item
-                rel = k
+                yield from _objects(found)
+                if end == stop:
+                    self.stopped = True
+                    return
+                rel = at = k
                 continue
             if k < self.n and buf[k] == _RBRACKET and self.off + k == q_start:
-                yield item
+                yield from _objects(found)
                 return
             raise Broken("items end where the frame does not")

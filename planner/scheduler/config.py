@@ -26,16 +26,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from planner.domain import LabelSelector, Pod, TopologySpreadConstraint
 from planner.errors import InputError
 from planner.scheduler.framework import SKIP, ClusterState, NodeInfo, Status
 from planner.scheduler.plugins.noderesources import fit
 from planner.scheduler.plugins.podtopologyspread import filtering as pts_filtering
-from planner.scheduler.plugins.podtopologyspread import kernels as pts_kernels
 from planner.scheduler.plugins.podtopologyspread import scoring as pts_scoring
 from planner.scheduler.plugins.podtopologyspread.common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from planner.scheduler.registry import (
@@ -47,6 +44,9 @@ from planner.scheduler.registry import (
     ScorePlugin,
     Scorer,
 )
+
+if TYPE_CHECKING:  # numpy is imported where an array is built (the replay), not at start-up
+    import numpy as np
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
@@ -611,6 +611,8 @@ def _with_list_spread_defaults(prof: Profile) -> Profile:
         return pts_scoring.score(state, view(pod) or pod, nodes)
 
     def kernel(arr: Any, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
+        from planner.scheduler.plugins.podtopologyspread import kernels as pts_kernels
+
         p = view(pod)
         return None if p is None else pts_kernels.score(arr, idx, p)
 

@@ -28,6 +28,7 @@ DefaultPreemption, not modelled).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -44,14 +45,11 @@ from planner.scheduler.plugins.nodedeclaredfeatures import filtering as nodedecl
 from planner.scheduler.plugins.nodename import filtering as nodename
 from planner.scheduler.plugins.nodeports import filtering as nodeports
 from planner.scheduler.plugins.noderesources import balanced_allocation, fit
-from planner.scheduler.plugins.noderesources import kernels as noderesources_kernels
 from planner.scheduler.plugins.nodeunschedulable import filtering as nodeunschedulable
 from planner.scheduler.plugins.nodevolumelimits import filtering as nodevolumelimits
 from planner.scheduler.plugins.podtopologyspread import filtering as podtopologyspread
-from planner.scheduler.plugins.podtopologyspread import kernels as podtopologyspread_kernels
 from planner.scheduler.plugins.podtopologyspread import scoring as podtopologyspread_scoring
 from planner.scheduler.plugins.tainttoleration import filtering as tainttoleration
-from planner.scheduler.plugins.tainttoleration import kernels as tainttoleration_kernels
 from planner.scheduler.plugins.tainttoleration import scoring as tainttoleration_scoring
 from planner.scheduler.plugins.volumebinding import filtering as volumebinding
 from planner.scheduler.plugins.volumebinding import scoring as volumebinding_scoring
@@ -145,6 +143,31 @@ class Scorer:
     kernel: Kernel | None = None
 
 
+class LazyKernel:
+    """A plugin's vectorised Score (its kernels.py), imported on its first call: the kernels need
+    numpy, which only the commands that score nodes in bulk (the replay) should pay for at
+    start-up (tests/test_imports.py holds `import planner.cli` free of numpy)."""
+
+    __slots__ = ("module", "attr", "_fn")
+
+    def __init__(self, module: str, attr: str) -> None:
+        self.module = module
+        self.attr = attr
+        self._fn: Kernel | None = None
+
+    def __call__(self, arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
+        fn = self._fn
+        if fn is None:
+            fn = self._fn = getattr(importlib.import_module(self.module), self.attr)
+        return fn(arr, idx, pod)
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.module}.{self.attr}>"
+
+
+_KERNELS = "planner.scheduler.plugins.{}.kernels"
+
+
 def _scorer(mod: ScoreModule, weight: int, takes_nodes: bool = False, kernel: Kernel | None = None) -> Scorer:
     return Scorer(mod.NAME, weight, mod.pre_score, mod.score, getattr(mod, "normalize", None), takes_nodes, kernel)
 
@@ -169,18 +192,18 @@ FILTER_PLUGINS: tuple[FilterPlugin, ...] = (
 POST_FILTER_PLUGINS: tuple[PostFilterPlugin, ...] = (defaultpreemption,)
 
 SCORE_PLUGINS: tuple[ScorePlugin, ...] = (
-    _scorer(tainttoleration_scoring, 3, kernel=tainttoleration_kernels.score),
+    _scorer(tainttoleration_scoring, 3, kernel=LazyKernel(_KERNELS.format("tainttoleration"), "score")),
     _scorer(nodeaffinity_scoring, 2),
-    Scorer(fit.NAME, 1, fit.pre_score, fit.score, kernel=noderesources_kernels.fit_score),
+    Scorer(fit.NAME, 1, fit.pre_score, fit.score, kernel=LazyKernel(_KERNELS.format("noderesources"), "fit_score")),
     _scorer(volumebinding_scoring, 1),  # no kernel: the reference Score (see its module docstring)
-    _scorer(podtopologyspread_scoring, 2, takes_nodes=True, kernel=podtopologyspread_kernels.score),
+    _scorer(podtopologyspread_scoring, 2, takes_nodes=True, kernel=LazyKernel(_KERNELS.format("podtopologyspread"), "score")),
     _scorer(interpodaffinity_scoring, 2),
     Scorer(
         balanced_allocation.NAME,
         1,
         balanced_allocation.pre_score,
         balanced_allocation.score,
-        kernel=noderesources_kernels.balanced_score,
+        kernel=LazyKernel(_KERNELS.format("noderesources"), "balanced_score"),
     ),
     _scorer(imagelocality_scoring, 1),
 )

@@ -1347,11 +1347,18 @@ def _spec_key(spec: dict, pod_name: str | None, is_pod: bool) -> tuple[bool, str
     no JSON text can contain, so a hit means "the same spec up to these names", and the names
     themselves are checked on every hit (``_check_names``).
     """
-    rest = spec if not any(f in spec for f in _PER_POD_FIELDS) else {k: v for k, v in spec.items() if k not in _PER_POD_FIELDS}
+    # the per-pod fields are blanked in place for the encoding (a copy of the spec without them
+    # costs as much as the encoding), then put back: same dict, same key order
+    saved = [(f, spec[f]) for f in _PER_POD_FIELDS if f in spec]
     try:
-        b = orjson.dumps(rest, option=_ORJSON_OPTS)
+        for f, _ in saved:
+            spec[f] = ""
+        b = orjson.dumps(spec, option=_ORJSON_OPTS)
     except (TypeError, orjson.JSONEncodeError):
         return None  # not plain JSON data (non-string keys, dates, huge ints): no memo
+    finally:
+        for f, v in saved:
+            spec[f] = v
     if b"null" in b:
         return None  # orjson writes NaN and Infinity as null: keep such specs out of the memo
     eph = ""

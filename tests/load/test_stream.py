@@ -128,11 +128,52 @@ def test_layouts_are_streamed(tmp_path, monkeypatch, bench_objects, indent, orde
     assert spy.items == 120 and spy.restarts == 0
 
 
-def test_compact_json_is_read_whole(tmp_path, monkeypatch, bench_objects):
-    f = write_list(tmp_path / "c.json", bench_objects[:50], indent=None)
+@pytest.mark.parametrize("order", ["sorted", "items-first", "items-last"])
+def test_compact_json_is_streamed(tmp_path, monkeypatch, bench_objects, order):
+    # the API server's own encoding (kubectl get --raw, jq -c): no line to go by
+    f = write_list(tmp_path / "c.json", bench_objects, indent=None, order=order)
     streamed, whole, spy = both([f], monkeypatch)
     assert isinstance(streamed, load.Snapshot) and streamed == whole
-    assert spy.items == 0 and spy.restarts == 0
+    assert spy.items == len(bench_objects) and spy.restarts == 0
+    # StorageClasses' first key (allowVolumeExpansion) is not the others' (apiVersion): they come
+    # within the piece of the item before them, and must all be there
+    assert len(streamed.storage_classes) == sum(o["kind"] == "StorageClass" for o in bench_objects) > 0
+    g = tmp_path / "tight.json"  # no whitespace at all
+    g.write_text(json.dumps(json.loads(f.read_text()), separators=(",", ":")))
+    streamed, whole, spy = both([g], monkeypatch)
+    assert isinstance(streamed, load.Snapshot) and streamed == whole and spy.items == len(bench_objects)
+
+
+def test_compact_candidates_inside_items(tmp_path, monkeypatch):
+    # items whose first key (metadata, as in the API server's own lists) also starts objects
+    # nested in them, and "}]" inside items: candidate ends that do not decode, then the real end
+    def first_metadata(o: dict) -> dict:
+        return {"metadata": o["metadata"], **{k: v for k, v in o.items() if k != "metadata"}}
+
+    def nested(name: str) -> dict:
+        p = pod(name)
+        p["spec"]["volumes"] = [
+            {"name": "a", "ephemeral": {"volumeClaimTemplate": {"metadata": {"annotations": {"x": "}]"}}, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}},
+            {"name": "b", "ephemeral": {"volumeClaimTemplate": {"metadata": {"labels": {"y": "1"}}, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}},
+        ]
+        return first_metadata(p)
+
+    items = [first_metadata(NODE)] + [nested(f"p{i}") for i in range(30)]
+    f = tmp_path / "typed.json"
+    f.write_text(json.dumps({"apiVersion": "v1", "items": items, "kind": "List"}, separators=(",", ":")))
+    assert '},{"metadata":' in f.read_text().split('"items":[', 1)[1].split('},{"metadata":{"name":"p1"')[0][20:]
+    streamed, whole, spy = both([f], monkeypatch)
+    assert streamed == whole and spy.restarts == 0 and spy.items == 31
+    assert isinstance(streamed, load.Snapshot) and len(streamed.pods) == 30
+
+
+def test_compact_item_that_never_decodes_starts_over(tmp_path, monkeypatch, bench_objects):
+    f = write_list(tmp_path / "c.json", bench_objects[:40], indent=None)
+    text = f.read_text()
+    i = text.index('"kind": "Pod"')
+    f.write_text(text[:i] + '"kind": "Pod",,' + text[i + len('"kind": "Pod",') :])
+    streamed, whole, spy = both([f], monkeypatch)
+    assert streamed == whole and streamed[0] == "InputError" and spy.restarts == 1
 
 
 def test_small_files_keep_the_strict_decoder(tmp_path, monkeypatch):
