@@ -210,3 +210,25 @@ def test_written_behind_by_a_child(cluster: Path, tmp_path: Path, monkeypatch: p
     assert oct(d.stat().st_mode & 0o777) == "0o700" and oct(_entries(d)[0].stat().st_mode & 0o777) == "0o600"
     loads = Loads(monkeypatch)
     assert load_snapshot([str(cluster)], LIMITS) == snap and loads.n == 0
+
+
+def test_the_load_options_are_part_of_the_key(tmp_path: Path, on: Path, monkeypatch: pytest.MonkeyPatch, cluster: Path) -> None:
+    """-n (the namespace of namespace-less objects) and the overlay change what a load gives: a
+    load with other options never reads an entry written by another's."""
+    doc = json.loads(cluster.read_text())
+    doc["items"].append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
+    pod = next(o for o in doc["items"] if o["kind"] == "Pod")
+    bare = json.loads(json.dumps(pod))
+    bare["metadata"] = {"name": "bare", "labels": {"x": "y"}}  # no namespace
+    bare["spec"].pop("nodeName", None)
+    bare["status"] = {"phase": "Pending"}
+    doc["items"].append(bare)
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(doc))
+    loads = Loads(monkeypatch)
+    plain = load_snapshot([str(f)], LIMITS)
+    in_ns = load_snapshot([str(f)], LIMITS, namespace="team")
+    assert loads.n == 2
+    assert "default/bare" in plain.pods and "team/bare" in in_ns.pods
+    strict = load_snapshot([str(f)], LIMITS, overlay=False)
+    assert loads.n == 3 and strict == plain

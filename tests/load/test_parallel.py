@@ -43,7 +43,7 @@ class Spy:
 def outcome(path: Path, processes: str, monkeypatch: pytest.MonkeyPatch, limits: Limits = LIMITS) -> object:
     monkeypatch.setenv("PLANNER_LOAD_PROCESSES", processes)
     try:
-        return load._load_snapshot([str(path)], limits, None)
+        return load._load_snapshot([str(path)], limits, None, load._Options())
     except InputError as e:
         return ("InputError", e.messages)
 
