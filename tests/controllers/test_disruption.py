@@ -119,3 +119,34 @@ def test_eviction_with_max_unavailable_percentage() -> None:
         assert can_evict(snap, p.key) == (True, "")
         del snap.pods[p.key]
     assert can_evict(snap, pods[2].key) == (False, EVICTION_REFUSED)
+
+
+def test_pod_index_matches_what_a_scan_matches() -> None:
+    """PodIndex (one pass over the pods for every budget of a preemption) gives exactly the pods
+    the scan of getPodsForPdb gives, for matchLabels, single- and multi-value In, NotIn, Exists,
+    empty and null selectors, in namespaces above and below its scan threshold."""
+    import random
+
+    from planner.controllers.disruption import PodIndex, pods_for_pdb
+    from planner.domain import LabelSelectorRequirement
+
+    rng = random.Random(7)
+    keys, values = ("app", "tier", "release"), ("a", "b", "c")
+    pods = []
+    for i in range(400):
+        ns = "big" if i < 300 else "small"
+        labels = {k: rng.choice(values) for k in keys if rng.random() < 0.7}
+        pods.append(Pod(ns, f"p{i}", labels, PodSpec(node_name="n1"), phase="Running"))
+    snap = snapshot(*pods)
+    index = PodIndex(snap)
+    ops = ("In", "NotIn", "Exists", "DoesNotExist")
+    for _ in range(300):
+        ml = tuple((k, rng.choice(values)) for k in rng.sample(keys, rng.randint(0, 2)))
+        exprs = tuple(
+            LabelSelectorRequirement(k, op, tuple(rng.sample(values, rng.randint(1, 2))) if op in ("In", "NotIn") else ())
+            for k, op in ((rng.choice(keys), rng.choice(ops)) for _ in range(rng.randint(0, 2)))
+        )
+        selector = None if rng.random() < 0.05 else LabelSelector(ml, exprs)
+        for ns in ("big", "small", "none"):
+            budget = PodDisruptionBudget(ns, "b", selector, 1, None)
+            assert pods_for_pdb(snap, budget, index) == pods_for_pdb(snap, budget), (ns, selector)
