@@ -453,23 +453,23 @@ def spec_capacity(probe: Probe, opts: SolveOptions, max_limit: int | None = None
 
     counting.__enter__()
 
+    def settle(n: int) -> bool:
+        """Check n copies and file the outcome; does n fit?"""
+        out = check(n)
+        (fits if out.schedulable else fails)[n] = out
+        return out.schedulable
+
     top = hi_limit - 1
     if top > 0:
-        out = check(top)
-        if out.schedulable:
-            fits[top] = out
+        if settle(top):
             lo = top
         else:
-            fails[top] = out
             hi = top
     while hi - lo > 1 and lo < top:
         mid = (lo + hi) // 2
-        out = check(mid)
-        if out.schedulable:
-            fits[mid] = out
+        if settle(mid):
             lo = mid
         else:
-            fails[mid] = out
             hi = mid
     counting.close()
     limited = cap is not None and lo == cap and (lo + 1) not in fails and lo + 1 <= bound.max_replicas
