@@ -28,7 +28,7 @@ def check_command(
     config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
     snap = load_snapshot(paths, limits, notice=note)
     refs = [parse_workload(w, namespace) for w in workloads]
-    out = check_replicas(snap, refs, replicas, opts)
+    out = check_replicas(snap, refs, replicas, opts, source=None if replicas is None else f"--replicas {replicas}")
     targets = {str(p.ref): p.replicas for p in out.plans}
     first = out.plans[0]
     return {

@@ -40,7 +40,11 @@ ORDERED_EXACT_GROUPS = 8  # larger OrderedReady problems try the unordered relax
 MAX_SEQUENCE_SIZE = 60_000  # steps x groups x classes
 
 
-def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None) -> CheckOutcome:
+def check_replicas(
+    snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None, source: str | None = None
+) -> CheckOutcome:
+    """Can the workloads run ``replicas`` (default: each one's spec.replicas)?  ``source``: what
+    asked for the count (an option), named in the error for one too large to plan."""
     opts = opts or SolveOptions()
     if replicas is not None and replicas < 0:
         raise UsageError(f"--replicas {replicas}: must be greater than or equal to 0")
@@ -48,7 +52,7 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
         bound = past_bound(snap, ref, replicas)
         if bound is not None:  # more than the cluster could ever hold: no pod is planned
             return bound_outcome(bound, replicas)
-    plans = [plan_workload(snap, ref, replicas) for ref in refs]
+    plans = [plan_workload(snap, ref, replicas, source) for ref in refs]
     notes = [n for p in plans for n in p.notes]
     if not any(p.new for p in plans):
         return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)
