@@ -76,8 +76,8 @@ def capacity(
     # Counts past the cluster's bound (RoomBound, computed once, at the range's low end, where a
     # StatefulSet frees the most room) are NO by arithmetic: one closed-form answer, no check.
     # Unlike check (BOUND_SLACK), no margin: walking them would cost a full unschedulable check
-    # per count (bench/bound_margin.py: 100 counts past the bound, 22 s at 50 nodes and 276 s at
-    # 500, against 0.9 s and 11 s collapsed) and tell nothing the bound does not.
+    # per count (bench/bound_margin.py: 100 counts past the bound, 19 s at 50 nodes and 128 s at
+    # 500, against 0.7 s and 3.6 s collapsed) and tell nothing the bound does not.
     bound = room_bound(snap, ref, rng[0])
     top = min(rng[1], bound.max_replicas)
     asked = _asked(source, rng, ref)

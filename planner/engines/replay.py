@@ -70,8 +70,8 @@ from planner.snapshot import Snapshot
 MAX_ROUNDS = 10_000
 # A step's count past the cluster's bound is replayed with one replica more than the bound, with
 # no margin: the answer, the placements and the zone counts are the same as replaying every
-# replica, which costs more (bench/bound_margin.py: 1,000 past the bound, 2.1 s against 0.8 s at
-# 50 nodes; docs/semantics.md).  (check keeps BOUND_SLACK: its why is worth the cost there.)
+# replica, which costs more (bench/bound_margin.py: 1,000 past the bound at 500 nodes, 37 s
+# against 9 s; docs/semantics.md).  (check keeps BOUND_SLACK: its why is worth the cost there.)
 STEP_SLACK = 0
 MIN_FEASIBLE_NODES_TO_FIND = 100  # schedule_one.go minFeasibleNodesToFind
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5

@@ -400,7 +400,11 @@ def room_bound(
     return RoomBound(ref, replicas, len(owned), more, alone, nodes, excluded, evict_below is not None)
 
 
-BOUND_SLACK = 1000  # counts this close past the bound still get the solver's detailed why
+# check's margin: counts this close past the bound still get the full check, whose why names what
+# runs out where (the bound counts resources only: a hostname anti-affinity or a zone spread
+# limits far sooner), for under 2 s at 1,000 past on 500 nodes (bench/bound_margin.py,
+# docs/semantics.md).  capacity has none, the replay none for a step's count (STEP_SLACK).
+BOUND_SLACK = 1000
 
 # The most new pods planner plans (check, capacity, remediate, audit) or replays (simulate) for a
 # workload at once: as many as a scenario may hold.  Only a count the cluster's bound does not
