@@ -81,7 +81,7 @@ def capacity(
     bound = room_bound(snap, ref, rng[0])
     top = min(rng[1], bound.max_replicas)
     asked = _asked(source, rng, ref)
-    if (top < rng[1] or source == "--range") and top - rng[0] + 1 > MAX_COUNTS:
+    if top - rng[0] + 1 > MAX_COUNTS:  # whatever the range's source: an HPA's too
         raise UsageError(
             f"{asked}: {top - rng[0] + 1:,} counts up to the cluster's bound {bound.max_replicas:,} to check; "
             f"at most {MAX_COUNTS} counts at once (give --range A..B)"

@@ -228,3 +228,18 @@ def test_the_margin_of_each_command_just_past_the_bound(tmp_path: Path) -> None:
     r = run_cli(["capacity", f, "-w", "deployment/web", "--range", "79..100", "-o", "json"])
     out = json.loads(r.out)
     assert [x["replicas"] for x in out["replicas"]] == [79, 80] and out["bound"]["past"] == {"min": 81, "max": 100}
+
+
+def test_an_hpa_range_within_the_bound_is_walked_501_counts_at_most(tmp_path: Path) -> None:
+    """An HPA of 1..900 where the bound is 1,280 (two nodes of 1,000 pods and 64 CPUs): 900
+    counts, each a check; refused like a --range of as many counts. Was: walked count by count
+    whatever its length (an HPA's range was limited only when it went past the bound)."""
+    from tests.conftest import run_cli
+
+    big = NODES.replace('cpu: "4", memory: 8Gi, pods: "110"', 'cpu: "64", memory: 256Gi, pods: "1000"')
+    f = tmp_path / "c.yaml"
+    f.write_text(big + WORKLOAD.format(kind="Deployment", replicas=3, hpa_max=900, extra=""))
+    r = run_cli(["capacity", str(f), "-w", "deployment/web"])
+    assert r.code == 2, r.out + r.err
+    assert "HorizontalPodAutoscaler default/web: spec.minReplicas..spec.maxReplicas 1..900: 900 counts" in r.err
+    assert "at most 501 counts at once (give --range A..B)" in r.err
