@@ -49,12 +49,14 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.run
 
 # A longer fuzz campaign than the suite's (about 10 minutes): mutants of every bundled scenario and
-# of its rendered snapshot through validate, explain, check, simulate and audit
-# (tests/commands/test_fuzz.py). FUZZ_SEED=N runs a different campaign than the fixed one.
+# of its rendered snapshot through every command (tests/commands/test_fuzz.py), then every huge
+# value of every field the table holds (tests/commands/test_huge_values.py; the suite runs a
+# third of them). FUZZ_SEED=N runs a different campaign than the fixed one.
 FUZZ_EXAMPLES ?= 12000
 fuzz: $(STAMP)
 	PLANNER_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(if $(FUZZ_SEED),PLANNER_FUZZ_SEED=$(FUZZ_SEED)) \
 		$(BIN)/python -m pytest -p no:cacheprovider tests/commands/test_fuzz.py -k test_mutants_through_every_command
+	PLANNER_HUGE_VALUES=all $(BIN)/python -m pytest -p no:cacheprovider tests/commands/test_huge_values.py
 
 # The pictures README.md shows (docs/*.png), drawn again from the bundled scenarios
 # (tests/test_docs_pictures.py checks that the checked-in ones are current).

@@ -10,9 +10,31 @@ room ran out.
 
 from __future__ import annotations
 
+from typing import Any
+
 from models.cpsat import cp_model
 from models.placement import Built, at_least_one
 from models.problem import NodeClass
+
+# CP-SAT checks that no linear constraint can overflow int64; amounts of exabytes (valid, if
+# absurd, quantities: a node's free room saturates at 2^63-1) times a class's node count would.
+SAFE = 1 << 40
+
+
+def at_most(terms: list[tuple[int, Any, int]], rhs: int) -> tuple[list[tuple[int, Any]], int] | None:
+    """``sum(q * v) <= rhs`` over ``(q, v, ub)`` with ``0 <= v <= ub``, as CP-SAT can take it: None
+    when it always holds (``sum(q * ub) <= rhs``); the terms and the bound as they are while every
+    number stays under SAFE; else scaled down by k, ``sum(floor(q / k) * v) <= floor(rhs / k)``,
+    which the original implies (the left side is at most ``sum(q * v) / k <= rhs / k`` and an
+    integer): a relaxation, still a sound reason for "unschedulable" (a placement found is
+    verified by the filters anyway)."""
+    rhs = max(rhs, 0)
+    total = sum(q * ub for q, _, ub in terms)
+    if total <= rhs:
+        return None
+    big = max(total, rhs, *(q for q, _, _ in terms))
+    k = 1 if big <= SAFE else -(-big // SAFE)
+    return [(q // k, v) for q, v, _ in terms if q // k > 0], rhs // k
 
 
 def add_capacity(b: Built) -> None:
@@ -33,12 +55,14 @@ def add_capacity(b: Built) -> None:
                 m.add(b.x[g.index, c.index] <= room).only_enforce_if(lit)
         if len(p.groups) > 1:
             # groups sharing the class share its free resources and pod slots
-            for r, free in c.free.items():
-                terms = [(g.requests.get(r, 0), b.x[g.index, c.index]) for g in p.groups if g.requests.get(r, 0) > 0]
-                if terms:
-                    m.add(sum(q * v for q, v in terms) <= c.size * max(free, 0)).only_enforce_if(lit)
+            shared = [(r, free, [(g.requests.get(r, 0), b.x[g.index, c.index], g.count) for g in p.groups if g.requests.get(r, 0) > 0])
+                      for r, free in c.free.items()]
             if "pods" in c.free:
-                m.add(sum(b.x[g.index, c.index] for g in p.groups) <= c.size * max(c.free["pods"], 0)).only_enforce_if(lit)
+                shared.append(("pods", c.free["pods"], [(1, b.x[g.index, c.index], g.count) for g in p.groups]))
+            for _, free, terms in shared:
+                fit = at_most(terms, c.size * max(free, 0)) if terms else None
+                if fit is not None:
+                    m.add(sum(q * v for q, v in fit[0]) <= fit[1]).only_enforce_if(lit)
         for g in p.groups:
             if g.host_ports and c.size < min(g.count, c.cap[g.index] * c.size):
                 # NodePorts: two pods asking for the same host port never share a node

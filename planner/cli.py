@@ -169,7 +169,7 @@ def explain(
 
 
 TimeLimitOpt = Annotated[float, typer.Option("--time-limit", help="Solver time limit in seconds; past it the answer is 'unknown' (exit 2).", min=0.1)]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Solver random seed (runs are deterministic for a seed).")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Solver random seed (runs are deterministic for a seed).", min=-(2**31), max=2**31 - 1)]
 WorkersOpt = Annotated[int, typer.Option("--workers", help="Solver search workers, interleaved so that runs repeat exactly (1 = one plain search).", min=1, max=64)]
 WorkloadOpt = Annotated[list[str], typer.Option("--workload", "-w", help="KIND/NAME (deployment or statefulset); repeatable.", show_default=False)]
 

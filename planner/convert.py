@@ -204,7 +204,10 @@ class _Memo:
     def __call__(self, v: Any) -> Any:
         if not v:
             return self.fn(v)
-        key = orjson.dumps(v, option=orjson.OPT_SORT_KEYS)
+        try:
+            key = orjson.dumps(v, option=orjson.OPT_SORT_KEYS)
+        except (TypeError, orjson.JSONEncodeError):  # an integer past 64 bits (a valid quantity): no memo
+            return self.fn(v)
         hit = self.cache.get(key)
         if hit is None:
             hit = self.cache[key] = self.fn(v)

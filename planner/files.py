@@ -204,26 +204,28 @@ class StagedDir:
         if exc_type is not None:
             shutil.rmtree(self.path, ignore_errors=True)
             return
+        aside = ""
         try:
             marker = {"written_by": f"planner {self.option}", "files": sorted(self.written)}
             create_file(os.path.join(self.path, MARKER), json.dumps(marker, indent=1) + "\n")
             self.check()  # again: the folder may have changed while the plans were written
-            aside = ""
             if os.path.lexists(self.target):
                 aside = os.path.join(self.parent, f".{self.name[:64]}.planner-old-{secrets.token_hex(6)}")
                 os.rename(self.target, aside)
-            try:
-                os.rename(self.path, self.target)
-            except OSError:
-                if aside:
-                    os.rename(aside, self.target)
-                raise
+            os.rename(self.path, self.target)
+        except BaseException:  # an error or Ctrl-C, wherever it lands: the old folder stays (or comes back) whole
+            if aside and os.path.lexists(aside) and not os.path.lexists(self.target):
+                os.rename(aside, self.target)
+                aside = ""
+            shutil.rmtree(self.path, ignore_errors=True)
+            if aside and os.path.lexists(self.target) and not os.path.lexists(self.path):
+                shutil.rmtree(aside, ignore_errors=True)  # the new folder made it into place: the old one goes
+            raise
+        try:
             _fsync_dir(self.parent)
+        finally:  # even on Ctrl-C: the new folder is in place, the old one is not left beside it
             if aside:
                 shutil.rmtree(aside, ignore_errors=True)
-        except BaseException:
-            shutil.rmtree(self.path, ignore_errors=True)
-            raise
 
 
 def write_with(path: str | os.PathLike[str], writer: Callable[[IO[bytes]], Any], mode: int = 0o666) -> None:

@@ -146,11 +146,14 @@ def _check_capacity(path: Path, entry: dict) -> None:
     data = json.loads(r.out)
     if "max_replicas" in entry:
         assert data["max_replicas"] == entry["max_replicas"], data["replicas"]
+    past = data["bound"]["past"]  # the counts past the cluster's bound: NO, in one row
     if "unschedulable_replicas" in entry:
         bad = [x["replicas"] for x in data["replicas"] if not x["schedulable"]]
-        assert bad == entry["unschedulable_replicas"], data["replicas"]
+        bad += list(range(past["min"], past["max"] + 1)) if past else []
+        assert bad == entry["unschedulable_replicas"], (data["replicas"], past)
     if "limited_by" in entry:
-        assert any(entry["limited_by"] in x["reason"] for x in data["replicas"] if not x["schedulable"]), data["replicas"]
+        reasons = [x["reason"] for x in data["replicas"] if not x["schedulable"]] + ([data["bound"]["message"]] if past else [])
+        assert any(entry["limited_by"] in x for x in reasons), (data["replicas"], past)
     if "add_nodes" in entry:
         _check_add_nodes(data["add_nodes"], entry["add_nodes"])
 

@@ -37,7 +37,8 @@ def check_command(
     refs = [parse_workload(w, namespace) for w in workloads]
     asked = ", ".join(str(r) for r in refs) + (f" x{replicas}" if replicas is not None else "")
     with progress.task(f"checking {asked}"):
-        out = check_replicas(snap, refs, replicas, opts, None if config is None else config.main)
+        out = check_replicas(snap, refs, replicas, opts, None if config is None else config.main,
+                             source=None if replicas is None else f"--replicas {replicas}")
     targets = {str(p.ref): p.replicas for p in out.plans}
     first = out.plans[0]
     result = {

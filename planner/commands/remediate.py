@@ -53,9 +53,9 @@ def remediate_command(
         if not parse_goal_steps(snap, goal):  # the steps are read as the replay reads them: errors exit 2
             raise UsageError(f"--steps {steps}: no steps")
     elif replicas is not None:
-        goal = Goal(ref, "replicas", replicas)
+        goal = Goal(ref, "replicas", replicas, source=f"--replicas {replicas}")
     elif scale is not None:
-        goal = Goal(ref, "scale", scale)
+        goal = Goal(ref, "scale", scale, source=f"--scale {scale}")
     else:
         goal = Goal(ref, "rollout", None)
     # the search's progress(stage, done, total) calls (or progress(message)) on the progress display

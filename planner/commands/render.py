@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 import orjson
@@ -15,7 +16,10 @@ def render_inputs(paths: Iterable[str], limits: Limits, *, overlay: bool = True)
     """The inputs (scenarios expanded, later inputs applied over the first) as one
     kubectl-appliable List; validated first."""
     raw = read_objects(paths, limits, overlay=overlay)
-    pristine = orjson.loads(orjson.dumps(raw.objects))  # before the API server's defaults
+    try:  # a copy before the API server's defaults
+        pristine = orjson.loads(orjson.dumps(raw.objects))
+    except (TypeError, orjson.JSONEncodeError):  # an integer past 64 bits (a quantity may be one)
+        pristine = json.loads(json.dumps(raw.objects))
     errors = validate_raw(raw)
     if errors:
         raise InputError(*errors)

@@ -43,7 +43,7 @@ def simulate_command(
     target = refs[0]
     steps: list[Step] = []
     if ops.get("scale") is not None:
-        steps.append(Step("scale", {"ref": target, "workload": str(target), "replicas": ops["scale"]}))
+        steps.append(Step("scale", {"ref": target, "workload": str(target), "replicas": ops["scale"], "source": f"--scale {ops['scale']}"}))
     if ops.get("rollout"):
         steps.append(Step("rollout", {"ref": target, "workload": str(target), "image": ops.get("set_image")}))
     if ops.get("evict"):

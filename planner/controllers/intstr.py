@@ -19,9 +19,15 @@ def scaled_value(value: IntOrString | None, total: int, round_up: bool, default:
     s = str(value)
     if not s.endswith("%"):
         raise ValueError(f"invalid value for IntOrString: invalid type: string is not a percentage: {s!r}")
-    try:
-        pct = int(s[:-1])
-    except ValueError:
-        raise ValueError(f"invalid value for IntOrString: {s!r}") from None
+    digits = s[:-1]
+    body = digits[1:] if digits[:1] in ("+", "-") else digits
+    if not body.isascii() or not body.isdigit():
+        raise ValueError(f"invalid value for IntOrString: {s!r}")
+    magnitude = body.lstrip("0") or "0"
+    pct = int(magnitude) if len(magnitude) <= 19 else 1 << 63
+    if pct >= 1 << 63:  # strconv.Atoi: value out of range
+        raise ValueError(f"invalid value for IntOrString: {s[:40]!r}: value out of range")
+    if digits.startswith("-"):
+        pct = -pct
     num = pct * total
     return -(-num // 100) if round_up else num // 100

@@ -67,9 +67,9 @@ ORDERED_EXACT_GROUPS = 8  # larger OrderedReady problems try the unordered relax
 MAX_SEQUENCE_SIZE = 60_000  # steps x groups x classes
 
 
-def _plans(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, profile: Profile | None) -> list[Plan]:
+def _plans(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, profile: Profile | None, source: str | None = None) -> list[Plan]:
     """The workloads' plans, their new pods as the profile's filters see them (default_pods)."""
-    plans = [plan_workload(snap, ref, replicas) for ref in refs]
+    plans = [plan_workload(snap, ref, replicas, source) for ref in refs]
     if profile is not None:
         for plan in plans:
             plan.new = default_pods(plan.new, profile)
@@ -81,9 +81,15 @@ def _enabled(profile: Profile | None) -> frozenset[str] | None:
 
 
 def check_replicas(
-    snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None, profile: Profile | None = None
+    snap: Snapshot,
+    refs: list[WorkloadRef],
+    replicas: int | None,
+    opts: SolveOptions | None = None,
+    profile: Profile | None = None,
+    source: str | None = None,
 ) -> CheckOutcome:
-    """``profile``: the scheduling profile whose filters decide (--scheduler-config; None: the
+    """Can the workloads run ``replicas`` (default: each one's spec.replicas)?  ``source``: what
+    asked for the count (an option), named in the error for one too large to plan.  ``profile``: the scheduling profile whose filters decide (--scheduler-config; None: the
     default profile): a filter it disables adds no constraint, its DoNotSchedule default spread
     constraints are the constraints of pods without their own."""
     opts = opts or SolveOptions()
@@ -94,7 +100,7 @@ def check_replicas(
         bound = past_bound(snap, ref, replicas, enabled=enabled)
         if bound is not None:  # more than the cluster could ever hold: no pod is planned
             return bound_outcome(bound, replicas)
-    plans = _plans(snap, refs, replicas, profile)
+    plans = _plans(snap, refs, replicas, profile, source)
     return check_plans(snap, plans, opts, profile)
 
 

@@ -48,6 +48,7 @@ from planner.domain import Pod, StatefulSet, is_daemonset_pod, is_mirror_pod
 from planner.engines.workloads import (
     BOUND_SLACK,
     WorkloadRef,
+    ensure_plannable,
     find_workload,
     is_running,
     owned_by,
@@ -56,6 +57,7 @@ from planner.engines.workloads import (
     room_bound,
 )
 from planner.errors import InputError, UsageError
+from planner.scenario import MAX_NODES
 from planner.scheduler import arrays as score_arrays
 from planner.scheduler import runtime
 from planner.scheduler.binding import bind_pod
@@ -67,6 +69,11 @@ from planner.scheduler.registry import DEFAULT_PROFILE, DEFAULT_SCHEDULER_NAME, 
 from planner.snapshot import Snapshot
 
 MAX_ROUNDS = 10_000
+# A step's count past the cluster's bound is replayed with one replica more than the bound, with
+# no margin: the answer, the placements and the zone counts are the same as replaying every
+# replica, which costs more (bench/bound_margin.py: 1,000 past the bound at 500 nodes, 37 s
+# against 9 s; docs/semantics.md).  (check keeps BOUND_SLACK: its why is worth the cost there.)
+STEP_SLACK = 0
 MIN_FEASIBLE_NODES_TO_FIND = 100  # schedule_one.go minFeasibleNodesToFind
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 
@@ -154,7 +161,8 @@ class Simulator:
         self.use_fast = fast
         self.incremental = incremental
         self.cluster = self._cluster()
-        self.capped: dict[str, tuple[WorkloadRef, int, int]] = {}  # workload key -> (ref, replicas asked, replicas replayed)
+        # workload key -> (ref, replicas asked, replicas replayed, what asked, whether as read)
+        self.capped: dict[str, tuple[WorkloadRef, int, int, str | None, bool]] = {}
         self.notes: list[str] = []
         self.step_index = 0
         self.events: list[dict] = []
@@ -415,7 +423,7 @@ class Simulator:
             ref = a["ref"]
             obj = find_workload(snap, ref)
             table: dict[str, Any] = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
-            table[ref.key] = replace(obj, replicas=self._capped(ref, int(a["replicas"])))
+            table[ref.key] = replace(obj, replicas=self._capped(ref, int(a["replicas"]), source=a.get("source")))
             return
         if step.kind == "rollout":
             ref = a["ref"]
@@ -498,36 +506,73 @@ class Simulator:
                 target[key] = obj
                 self._event("object-created", object=f"{kind} {key}")
             self.cluster = self._cluster()
+            for kind, key, obj in a["objects"]:  # bounded as a scale step is
+                if kind in ("Deployment", "StatefulSet"):
+                    ref = WorkloadRef(kind, obj.namespace, obj.name)
+                    cap = self._capped(ref, obj.replicas, source=f"{a.get('source') or 'steps'}: {kind} {key}: spec.replicas")
+                    _tables(snap)[kind][key] = replace(obj, replicas=cap)
             return
         if step.kind == "patch":
             ref = a["ref"]
             obj = find_workload(snap, ref)
             table = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
-            table[ref.key] = a["apply"](obj)
+            new = a["apply"](obj)
+            new = replace(new, replicas=self._capped(ref, new.replicas, source=a.get("source")))  # bounded as a scale step is
+            table[ref.key] = new
             return
         raise UsageError(f"unknown step {step.kind}")
 
-    def _capped(self, ref: WorkloadRef, n: int, as_read: bool = False) -> int:
-        """The replica count the replay scales to: ``n``, unless it is more than BOUND_SLACK past
-        the most pods the cluster could ever hold (RoomBound, on the cluster as it is now, with
-        lower-priority pods counted as evictable): then one more than that bound, which is just as
-        stuck, and the workload stays incomplete to the end (unless scaled again)."""
-        self.capped.pop(ref.key, None)
-        if n <= BOUND_SLACK:
+    def _capped(self, ref: WorkloadRef, n: int, as_read: bool = False, source: str | None = None) -> int:
+        """The replica count the replay scales to: ``n``, unless it is past the most pods the
+        cluster could ever hold (RoomBound, on the cluster as it is now, with lower-priority pods
+        counted as evictable): then one more than that bound, which is just as stuck, and the
+        workload stays incomplete unless a later step makes room (_recap).  A step's count is
+        capped as soon as it is past the bound (STEP_SLACK); a spec.replicas as read only when it
+        is more than BOUND_SLACK past (a bound per workload of the cluster on every replay would
+        cost more than replaying the few Pending pods that margin allows; docs/semantics.md).  A
+        count within the bound that needs more new pods than planner replays at once
+        (MAX_PLANNED_PODS: nodes too large for the bound to rule anything out) is an error naming
+        ``source`` (what asked: an option or a step; None: spec.replicas as read)."""
+        before = self.capped.pop(ref.key, None)
+        slack = BOUND_SLACK if as_read else STEP_SLACK
+        if n <= max(slack, 1):
             return n
         pods = self._pods_of(ref) if getattr(self, "ctrl", None) is not None else self.snap.pods.values()
         running = [p for p in pods if is_running(p) and owned_by(self.snap, p, ref)]
         b = room_bound(self.snap, ref, n, preemption=True, cluster=self.cluster, running=running)
-        if n <= b.max_replicas + BOUND_SLACK:
+        if n <= b.max_replicas + slack:
+            ensure_plannable(self.snap, ref, n, None if as_read else source, running=len(running))
+            if before is not None:
+                self.notes.append(f"step {self.step_index}: room freed: {ref} replayed with all its {n:,} replicas again")
+                self._event("uncapped", object=str(ref), reason=f"room freed: replayed with all {n:,} replicas")
             return n
         cap = b.max_replicas + 1
-        self.capped[ref.key] = (ref, n, cap)
+        self.capped[ref.key] = (ref, n, cap, source, as_read)
+        if before is not None and before[2] == cap:
+            return cap  # checked again, nothing changed
         self.notes.append(
             (f"{ref} has spec.replicas {n:,} as read" if as_read else f"step {self.step_index}: {ref} scaled to {n:,}") + f", past the cluster's bound ({b.message(n)}); "
-            f"replayed with {cap:,} replicas, one more than can ever run: the rest would be Pending too, and the scale never completes"
+            f"replayed with {cap:,} replicas, one more than can ever run: the rest would be Pending too, and the scale completes only if later steps make room"
         )
         self._event("capped", object=str(ref), reason=f"replayed with {cap:,} of {n:,} replicas: at most {b.max_replicas:,} can run")
         return cap
+
+    def _recap(self) -> bool:
+        """Each capped workload's count checked again after a step (room freed by a scale-down,
+        a deletion, added nodes): raised to what the cluster's bound now allows, or back to the
+        count asked.  Returns whether any changed."""
+        changed = False
+        for key, (ref, n, cap, source, as_read) in list(self.capped.items()):
+            table: dict[str, Any] = self.snap.deployments if ref.kind == "Deployment" else self.snap.statefulsets
+            obj = table.get(key)
+            if obj is None or obj.replicas != cap:  # deleted, or changed by a step since (which capped it afresh)
+                self.capped.pop(key, None)
+                continue
+            new = self._capped(ref, n, as_read=as_read, source=source)
+            if new != cap:
+                table[key] = replace(obj, replicas=new)
+                changed = True
+        return changed
 
     def _pods_to_drain(self, pods: list[Pod]) -> list[str]:
         """`kubectl drain --ignore-daemonsets`: the pods it evicts (k8s.io/kubectl/pkg/drain/
@@ -650,6 +695,15 @@ class Simulator:
             self.settle()
             while getattr(self, "drain_pending", None) and self._drain_round():
                 self.settle()
+            if self.capped:  # room this step freed lets a capped workload grow
+                if self.ctrl is not None:
+                    tables = self.ctrl.tables()
+                    grew = self._recap()
+                    self.ctrl.tables_changed(tables)
+                else:
+                    grew = self._recap()
+                if grew:
+                    self.settle()
             records.append(
                 {
                     "step": i,
@@ -787,11 +841,31 @@ def _ref(text: str, namespace: str | None) -> WorkloadRef:
     return parse_workload(str(text), namespace)
 
 
+_INT32_MAX = (1 << 31) - 1
+
+
+def _count(v: Any, path: str, hi: int = _INT32_MAX) -> int:
+    """A count in a step: an integer from 0 to ``hi`` (replicas are an int32, as spec.replicas)."""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**63:
+        v = int(v)
+    if type(v) is not int:
+        shown = f"{v[:40]}... ({len(v):,} characters)" if isinstance(v, str) and len(v) > 60 else v
+        raise InputError(f"{path}: Invalid value: {shown!r}: must be an integer")
+    if not 0 <= v <= hi:
+        raise InputError(f"{path}: Invalid value: {v}: must be from 0 to {hi:,}")
+    return v
+
+
 def _parse_step(s: dict, snap: Snapshot, namespace: str | None, path: str) -> list[Step]:
     if "scale" in s:
-        return [Step("scale", {"ref": _ref(s["scale"], namespace), "workload": s["scale"], "replicas": int(s["replicas"])})]
+        where = f"{path}.replicas"
+        return [Step("scale", {"ref": _ref(s["scale"], namespace), "workload": s["scale"], "replicas": _count(s.get("replicas"), where), "source": where})]
     if "hpa" in s:  # an HPA-driven sequence: {hpa: statefulset/search, replicas: [4, 2, 3]}
-        return [Step("scale", {"ref": _ref(s["hpa"], namespace), "workload": s["hpa"], "replicas": int(n)}) for n in s["replicas"]]
+        counts = s.get("replicas")
+        if not isinstance(counts, list):
+            raise InputError(f"{path}.replicas: Invalid value: must be a list of counts")
+        return [Step("scale", {"ref": _ref(s["hpa"], namespace), "workload": s["hpa"], "replicas": _count(n, f"{path}.replicas[{j}]"),
+                               "source": f"{path}.replicas[{j}]"}) for j, n in enumerate(counts)]
     if "rollout" in s:
         return [Step("rollout", {"ref": _ref(s["rollout"], namespace), "workload": s["rollout"], "image": s.get("image")})]
     if "evict" in s:
@@ -805,14 +879,15 @@ def _parse_step(s: dict, snap: Snapshot, namespace: str | None, path: str) -> li
         return [Step("zone-down", {"zone": str(s["zoneDown"])})]
     if "addNodes" in s:
         a = s["addNodes"]
-        return [Step("add-nodes", {"zone": str(a["zone"]), "count": int(a.get("count", 1)), "pool": a.get("pool")})]
+        count = _count(a.get("count", 1), f"{path}.addNodes.count", MAX_NODES)
+        return [Step("add-nodes", {"zone": str(a["zone"]), "count": count, "pool": a.get("pool")})]
     if "create" in s:
         objs = _convert_objects(s["create"], path)
-        return [Step("create", {"objects": objs, "kind": objs[0][0], "key": objs[0][1]})]
+        return [Step("create", {"objects": objs, "kind": objs[0][0], "key": objs[0][1], "source": f"{path}.create"})]
     if "apply" in s:
         a = s["apply"]
         ref = _ref(a["workload"], namespace)
-        return [Step("patch", {"ref": ref, "workload": a["workload"], "apply": _patcher(snap, ref, a, path)})]
+        return [Step("patch", {"ref": ref, "workload": a["workload"], "apply": _patcher(snap, ref, a, path), "source": f"{path}.apply.replicas"})]
     raise InputError(f"{path}: Unsupported value: {sorted(s)}: supported actions: scale, hpa, rollout, evict, delete, drain, zoneDown, addNodes, create, apply")
 
 
@@ -856,7 +931,7 @@ def _patcher(snap: Snapshot, ref: WorkloadRef, a: dict, path: str) -> Callable[[
     obj = copy.deepcopy(raw_obj)
     spec = obj.setdefault("spec", {})
     if "replicas" in a:
-        spec["replicas"] = int(a["replicas"])
+        spec["replicas"] = _count(a["replicas"], f"{path}.apply.replicas")
     if "template" in a:
         spec["template"] = _merge_patch(spec.get("template", {}), a["template"])
     if "spreadSelector" in a:

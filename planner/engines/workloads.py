@@ -49,6 +49,7 @@ from planner.domain import (
     StatefulSet,
 )
 from planner.errors import InputError, UsageError
+from planner.scenario import MAX_PODS
 from planner.scheduler.framework import ClusterState
 from planner.snapshot import Snapshot
 
@@ -281,11 +282,14 @@ def plan_deployment(snap: Snapshot, dep: Deployment, ref: WorkloadRef, replicas:
 # --------------------------------------------------------------------------- entry
 
 
-def plan_workload(snap: Snapshot, ref: WorkloadRef, replicas: int | None = None) -> Plan:
+def plan_workload(snap: Snapshot, ref: WorkloadRef, replicas: int | None = None, source: str | None = None) -> Plan:
+    """What reaching ``replicas`` (default spec.replicas) means for the workload; ``source``
+    names where the count comes from (an option, a step) in the error for one too large to plan."""
     obj = find_workload(snap, ref)
     n = obj.replicas if replicas is None else replicas
     if n < 0:
         raise UsageError(f"--replicas {n}: must be greater than or equal to 0")
+    ensure_plannable(snap, ref, n, source)
     with indexed(snap, read_only=True):  # one index (cached on the snapshot) for every lookup
         if isinstance(obj, StatefulSet):
             return plan_statefulset(snap, obj, ref, n)
@@ -485,17 +489,48 @@ def room_for(
     return more, alone, nodes, excluded, evict_below is not None
 
 
-BOUND_SLACK = 1000  # counts this close past the bound still get the solver's detailed why
+# check's margin: counts this close past the bound still get the full check, whose why names what
+# runs out where (the bound counts resources only: a hostname anti-affinity or a zone spread
+# limits far sooner), for under 2 s at 1,000 past on 500 nodes (bench/bound_margin.py,
+# docs/semantics.md).  capacity has none, the replay none for a step's count (STEP_SLACK).
+BOUND_SLACK = 1000
+
+# The most new pods planner plans (check, capacity, remediate, audit) or replays (simulate) for a
+# workload at once: as many as a scenario may hold.  Only a count the cluster's bound does not
+# answer can reach it: nodes whose allocatable pods, cpu and memory are so large that the
+# arithmetic rules nothing out (valid input: the API server sets no maximum).
+MAX_PLANNED_PODS = MAX_PODS
+
+
+def ensure_plannable(snap: Snapshot, ref: WorkloadRef, replicas: int, source: str | None = None, running: int | None = None) -> None:
+    """Raise InputError when ``replicas`` of ``ref`` need more than MAX_PLANNED_PODS new pods
+    (``running``: the workload's running pods, when known).  ``source``: what asked for the count
+    (an option, a step; None: the workload's spec.replicas)."""
+    if replicas - len(snap.pods) <= MAX_PLANNED_PODS and running is None:
+        return  # the common case, without counting: at most that many pods run
+    obj = find_workload(snap, ref)
+    if running is None:
+        running = sum(1 for p in pods_of_workload(snap, obj) if is_running(p))
+    new = replicas - running
+    if new <= MAX_PLANNED_PODS:
+        return
+    what = source or (f"{ref.kind} {ref.key}: spec.replicas" if replicas == obj.replicas else f"{ref.kind} {ref.key}")
+    raise InputError(
+        f"{what}: {replicas:,} replicas of {ref} need {new:,} new pods: more than planner places at once "
+        f"({MAX_PLANNED_PODS:,}, as many as a scenario may hold), and the nodes' allocatable pods, cpu and memory "
+        "are large enough that the count is not ruled out by arithmetic either"
+    )
 
 
 def past_bound(
-    snap: Snapshot, ref: WorkloadRef, replicas: int | None, slack: int = BOUND_SLACK, enabled: frozenset[str] | None = None
+    snap: Snapshot, ref: WorkloadRef, replicas: int | None, slack: int | None = None, enabled: frozenset[str] | None = None
 ) -> RoomBound | None:
     """The bound when ``replicas`` (default spec.replicas) is more than ``slack`` past it, else
     None.  Counts just past it are left to the full check, whose explanation names the zones and
     nodes that run out; farther ones are answered by the arithmetic alone, without planning pods.
     Lower-priority pods count as free room (check preempts them); ``enabled``: the profile's
     filter plugins (None: the default profile's; without NodeResourcesFit there is no bound)."""
+    slack = BOUND_SLACK if slack is None else slack
     n = find_workload(snap, ref).replicas if replicas is None else replicas
     if n <= slack or (enabled is not None and "NodeResourcesFit" not in enabled):
         return None

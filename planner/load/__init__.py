@@ -64,13 +64,32 @@ def collect_paths(paths: Iterable[str]) -> list[str]:
     return out
 
 
+_ONE_READ = 1 << 34  # up to this many bytes, one read() (it reserves the size asked for at once)
+
+
+def _read_at_most(f: Any, n: int) -> bytes:
+    """Up to ``n`` bytes of ``f``: one read() for a sane ``n``, in chunks for a larger one (a
+    --max-bytes past what memory, or a byte string, can hold: the input itself is smaller)."""
+    if n <= _ONE_READ:
+        return f.read(n)
+    chunks = []
+    while n > 0:
+        chunk = f.read(min(n, 1 << 26))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
 def _read(path: str, limits: Limits, stdin: list[bytes] | None = None) -> bytes:
     """The bytes of one input; ``stdin`` keeps what was read from standard input, so that a load
     that starts over (planner.load.stream.Broken) reads it again."""
+    most = limits.max_bytes + 1  # one byte past the limit: a larger input is refused
     if path == "-":
         if stdin:
             return stdin[0]
-        data = sys.stdin.buffer.read(limits.max_bytes + 1)
+        data = _read_at_most(sys.stdin.buffer, most)
         if stdin is not None:
             stdin.append(data)
     else:
@@ -79,7 +98,7 @@ def _read(path: str, limits: Limits, stdin: list[bytes] | None = None) -> bytes:
             if size > limits.max_bytes:
                 raise InputError(f"{path}: {size} bytes is more than the {limits.max_bytes}-byte limit (see --max-bytes)")
             with open(path, "rb") as f:
-                data = f.read(limits.max_bytes + 1)
+                data = _read_at_most(f, most)
         except OSError as e:
             raise InputError(f"{path}: cannot read: {e.strerror}") from None
     return data

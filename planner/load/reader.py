@@ -18,6 +18,7 @@ Nothing read is trusted.  Bounds are enforced while parsing, before anything is 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -79,6 +80,12 @@ def _reject_constant(name: str) -> Any:
     raise _Cut(f"{name} is not valid JSON")
 
 
+def _json_int(text: str) -> int | float:
+    """A JSON integer; one of more digits than Python converts (4,300) is read as a float, as
+    orjson reads every integer past 64 bits (an integer field then rejects it)."""
+    return int(text) if len(text) <= 4300 else float(text)
+
+
 def parse_json(data: bytes | str, source: str, limits: Limits, strict: bool | None = None) -> Any:
     """Decode one JSON value; trailing garbage, duplicate keys (strict), NaN are errors."""
     size = len(data)
@@ -87,7 +94,7 @@ def parse_json(data: bytes | str, source: str, limits: Limits, strict: bool | No
     try:
         if strict:
             text = data if isinstance(data, str) else decode_text(data, source)
-            return json.loads(text, object_pairs_hook=_no_dup_pairs, parse_constant=_reject_constant)
+            return json.loads(text, object_pairs_hook=_no_dup_pairs, parse_constant=_reject_constant, parse_int=_json_int)
         return orjson.loads(data)
     except _Cut as e:
         raise InputError(f"{source}: {e}") from None
@@ -124,13 +131,43 @@ def _loader_class() -> Any:
     return _LOADER
 
 
+def _yaml_number(construct_int: Callable[[Any], Any], construct_float: Callable[[Any], Any]) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+    """Numbers as Kubernetes reads YAML (sigs.k8s.io/yaml's go-yaml v2, resolve): a plain integer
+    is an int64 or a uint64; past both it is a float64 (rounded) when ParseFloat succeeds; and a
+    number past float64 (an integer of hundreds of digits, ``1e400``) is no number at all but the
+    string as written.  (So a quantity written as such a number is a valid quantity and an integer
+    field rejects it as a string.)  Python's int() refuses more than 4,300 digits: such an integer
+    is past float64 anyway."""
+
+    def integer(node: Any) -> Any:
+        try:
+            v = construct_int(node)
+        except ValueError:  # past Python's integer-string conversion limit
+            return node.value
+        if -(1 << 63) <= v < (1 << 64):
+            return v
+        try:
+            return float(v)
+        except OverflowError:
+            return node.value
+
+    def floating(node: Any) -> Any:
+        v = construct_float(node)
+        if isinstance(v, float) and math.isinf(v) and not node.value.lstrip("+-").lower() == ".inf":
+            return node.value  # ParseFloat's range error: a string
+        return v
+
+    return integer, floating
+
+
 def _scalar_constructors(loader: Any) -> dict[str, Callable[[Any], Any]]:
     c = loader
+    integer, floating = _yaml_number(c.construct_yaml_int, c.construct_yaml_float)
     return {
         "tag:yaml.org,2002:null": lambda n: None,
         "tag:yaml.org,2002:bool": c.construct_yaml_bool,
-        "tag:yaml.org,2002:int": c.construct_yaml_int,
-        "tag:yaml.org,2002:float": c.construct_yaml_float,
+        "tag:yaml.org,2002:int": integer,
+        "tag:yaml.org,2002:float": floating,
         # Kubernetes reads YAML through JSON: a timestamp is a string (sigs.k8s.io/yaml).
         _TIMESTAMP: lambda n: n.value,
         "tag:yaml.org,2002:binary": lambda n: n.value,

@@ -50,7 +50,7 @@ def int_or_percent(v: Any, total: int, round_up: bool) -> int:
             return 0
         num = pct * total
         return -(-num // 100) if round_up else num // 100
-    if isinstance(v, str) and v.isascii() and v.isdigit():
+    if isinstance(v, str) and v.isascii() and v.isdigit() and len(v) <= 19:
         return int(v)
     return 0
 

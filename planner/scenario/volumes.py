@@ -102,7 +102,7 @@ def template_for_claim(workloads: Workloads, ns: str, cname: str) -> tuple[Workl
         for ct in claim_templates(w.obj):
             prefix = f"{ct['metadata']['name']}-{w.name}-"
             rest = cname[len(prefix):]
-            if cname.startswith(prefix) and rest.isascii() and rest.isdigit():
+            if cname.startswith(prefix) and rest.isascii() and rest.isdigit() and len(rest) <= 10:  # an ordinal is an int32
                 return w, ct, int(rest)
     return None, None, None
 

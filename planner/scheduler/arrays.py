@@ -40,6 +40,7 @@ from planner.domain import CPU, MEMORY, LabelSelector, Pod
 from planner.scheduler.framework import ClusterState
 
 MAX = 100
+_INT64_MAX = (1 << 63) - 1
 _get_node = attrgetter("node")
 _get_pods = attrgetter("pods")
 _MAX_SELECTORS = 64
@@ -201,10 +202,12 @@ class ClusterArrays:
         for i in todo:
             ni = infos[i]
             req = ni.requested
-            nz_cpu[i] = ni.nonzero_cpu
-            nz_mem[i] = ni.nonzero_mem
-            rq_cpu[i] = req.get(CPU, 0)  # NodeInfo.Requested
-            rq_mem[i] = req.get(MEMORY, 0)
+            # saturated: a node's requests may sum past int64 (the kernels score such a node from
+            # the NodeInfo's exact sums)
+            nz_cpu[i] = min(ni.nonzero_cpu, _INT64_MAX)
+            nz_mem[i] = min(ni.nonzero_mem, _INT64_MAX)
+            rq_cpu[i] = min(req.get(CPU, 0), _INT64_MAX)  # NodeInfo.Requested
+            rq_mem[i] = min(req.get(MEMORY, 0), _INT64_MAX)
         self.changes.extend(todo)
         self.change_pods.extend(added.get(i) for i in todo)
 

@@ -60,6 +60,7 @@ _VALIDATORS: dict[str, Validator] = {
     "PriorityClass": other.validate_priorityclass,
 }
 KINDS = tuple(_VALIDATORS)
+_STATUS_READ = ("Pod", "Node")  # kinds whose validators read (and type-check) status themselves
 
 # The API version whose field semantics planner implements, per kind.  (A planner check, not an
 # API server one: the server converts between versions, planner reads one of them.)
@@ -125,6 +126,9 @@ def validate_object(obj: dict) -> list[str]:  # type: ignore[type-arg]
             # kubectl sends the request's namespace; validate as the server sees the object
             obj = dict(obj)
             obj["metadata"] = {**meta, "namespace": ns}
+    status = obj.get("status")
+    if status is not None and type(status) is not dict and kind not in _STATUS_READ:
+        errs.append(type_error(Path("status"), status, "object"))  # no Go struct decodes from it
     try:
         validator(obj, errs)
     except Exception as e:  # a validator bug must not take the whole load down

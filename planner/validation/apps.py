@@ -10,6 +10,11 @@ planner must not plan pods that can never exist:
 * volumeClaimTemplates are validated as the PVCs the controller creates from them (the API server
   does not validate them at all): a name that makes ``<claim>-<statefulset>-<ordinal>`` a valid
   DNS subdomain, and a valid claim spec (access modes, storage request, ...).
+
+And one for the Deployment controller: a ``maxSurge`` percentage past 64-bit integers
+(``99999999999999999999%``, valid for the API server, which bounds only maxUnavailable) makes
+intstr.GetScaledValueFromIntOrPercent fail (strconv.Atoi: value out of range) on every sync, so
+the Deployment never scales nor rolls out; it is reported as invalid.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from planner.validation.core import (
     is_not_more_than_100_percent,
     name_is_dns_label,
     name_is_dns_subdomain,
+    percent_value,
     read_selector,
     read_template,
     selector_parses,
@@ -109,6 +115,13 @@ def _validate_restart_policy_and_deadline(tmpl: Template, path: str, errs: Errs,
 # --------------------------------------------------------------------------- Deployment
 
 
+_INT64_MAX = (1 << 63) - 1
+MAX_SURGE_OUT_OF_RANGE = (
+    "out of range: the Deployment controller reads the percentage as a 64-bit integer (strconv.Atoi: value out of "
+    "range) and fails every sync, so the Deployment would never scale or roll out"
+)
+
+
 def _validate_deployment_strategy(spec: dict, errs: Errs) -> None:  # type: ignore[type-arg]
     """ValidateDeploymentStrategy / ValidateRollingUpdateDeployment."""
     path = f"{SPEC}.strategy"
@@ -135,6 +148,10 @@ def _validate_deployment_strategy(spec: dict, errs: Errs) -> None:  # type: igno
                     invalid(f"{rp}.maxUnavailable", _int_or_string_json(mu), "may not be 0 when `maxSurge` is 0")
                 )
             is_not_more_than_100_percent(mu, f"{rp}.maxUnavailable", errs)
+            # planner's own check (see the module docstring): maxSurge has no upper bound
+            p = percent_value(ms)
+            if p is not None and p >= _INT64_MAX:
+                errs.append(invalid(f"{rp}.maxSurge", _int_or_string_json(ms), MAX_SURGE_OUT_OF_RANGE))
     else:
         shown = Struct(
             Type=typ,

@@ -270,12 +270,15 @@ def validate_path_segment_name(name: str, prefix: bool) -> list[str]:
 
 
 def _atoi(s: str) -> int:
-    """strconv.Atoi with the error ignored (0)."""
+    """strconv.Atoi with the error ignored: 0 for a syntax error, and for a number out of range
+    the largest of its sign (ParseInt's ErrRange value), whatever its number of digits."""
     body = s[1:] if s[:1] in ("+", "-") else s
     if not body or not body.isascii() or not body.isdigit():
         return 0
-    v = int(s)
-    return v if -(1 << 63) <= v < (1 << 63) else 0
+    lo, hi = -(1 << 63), (1 << 63) - 1
+    if len(body.lstrip("0")) > 19:
+        return lo if s[0] == "-" else hi
+    return min(max(int(s), lo), hi)
 
 
 # =========================================================================== metav1 validation

@@ -421,7 +421,7 @@ def get_int(d: dict, key: str, path: PathLike, errs: list[FieldError], bits: int
         return None
     lo, hi = (_INT32_MIN, _INT32_MAX) if bits == 32 else (_INT64_MIN, _INT64_MAX)
     if i < lo or i > hi:
-        errs.append(type_invalid(_child(path, key), i, f"must be a {bits}-bit integer"))
+        errs.append(type_invalid(_child(path, key), v if isinstance(v, float) else i, f"must be a {bits}-bit integer"))
         return None
     return i
 

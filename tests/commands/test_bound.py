@@ -157,3 +157,89 @@ spec:
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130
     assert err == "interrupted\n"
+
+
+def test_capacity_collapses_just_past_the_bound_too(tmp_path: Path) -> None:
+    """No margin in capacity: every count past the bound is one NO row, never walked count by
+    count (each would be a full unschedulable check; docs/semantics.md, bench/bound_margin.py).
+    Was: a range ending within 1,000 past the bound was walked in full."""
+    import json
+
+    from tests.conftest import run_cli
+
+    r = run_cli(["capacity", _write(tmp_path, "Deployment", replicas=3, hpa_max=5), "-w", "deployment/web", "--range", "78..900", "-o", "json"])
+    assert r.code == 1, r.err
+    data = json.loads(r.out)
+    assert [x["replicas"] for x in data["replicas"]] == [78, 79, 80] and all(x["schedulable"] for x in data["replicas"])
+    assert data["bound"]["past"] == {"min": 81, "max": 900}
+
+
+SCALE_THEN_ADD = """- {scale: deployment/web, replicas: 30}
+- {addNodes: {zone: a, count: 1}}
+"""
+
+
+@pytest.mark.parametrize("add", [False, True])
+def test_a_capped_scale_grows_when_a_later_step_makes_room(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, add: bool) -> None:
+    """A scale past the cluster's bound is replayed with one replica more than the bound; a later
+    step that makes room (here a node added) lets it grow to the count asked, and the replay
+    completes as the full replay (every replica, no cap) would. Was: the workload stayed capped to
+    the end ("the scale never completes")."""
+    import json
+
+    from planner.engines import replay
+    from tests.conftest import run_cli
+
+    small = NODES.replace('cpu: "4"', 'cpu: "1"')  # room for 10 pods of 100m per node: bound 20
+    f = tmp_path / "c.yaml"
+    f.write_text(small + WORKLOAD.format(kind="Deployment", replicas=2, hpa_max=5, extra=""))
+    steps = tmp_path / "steps.yaml"
+    steps.write_text(SCALE_THEN_ADD if add else SCALE_THEN_ADD.splitlines()[0] + "\n")
+    results = {}
+    for slack in (0, 10**9):  # the replay's margin (none), and one no count reaches: the full replay
+        monkeypatch.setattr(replay, "STEP_SLACK", slack)
+        r = run_cli(["simulate", str(f), "-w", "deployment/web", "--steps", str(steps), "-o", "json"])
+        results[slack] = json.loads(r.out)
+        assert r.code == (0 if add else 1), r.out + r.err
+    capped, full = results[0], results[10**9]
+    events = [e["type"] for s in capped["steps"] for e in s["events"]]
+    assert "capped" in events
+    assert ("uncapped" in events) is add
+    assert capped["completed"] == full["completed"] == add
+    assert capped["final"]["zones"] == full["final"]["zones"]
+
+
+def test_the_margin_of_each_command_just_past_the_bound(tmp_path: Path) -> None:
+    """100 replicas where the bound is 80 (docs/semantics.md): check plans them (within 1,000 of
+    the bound: the why of a full check, which names what runs out where); simulate replays 81, one
+    more than the bound (no margin: the same answer for less work); capacity collapses 81..100."""
+    import json
+
+    from tests.conftest import run_cli
+
+    f = _write(tmp_path, "Deployment", replicas=3, hpa_max=5)
+    r = run_cli(["check", f, "-w", "deployment/web", "--replicas", "100", "-o", "json"])
+    out = json.loads(r.out)
+    assert r.code == 1 and out["stats"]["model"] != "bound" and out["stats"]["pods_to_place"] == 100, r.out
+    r = run_cli(["simulate", f, "-w", "deployment/web", "--scale", "100", "-o", "json"])
+    out = json.loads(r.out)
+    assert r.code == 1 and any("replayed with 81 replicas" in n for n in out["notes"]), r.out
+    assert len(out["final"]["pods"]) == 81
+    r = run_cli(["capacity", f, "-w", "deployment/web", "--range", "79..100", "-o", "json"])
+    out = json.loads(r.out)
+    assert [x["replicas"] for x in out["replicas"]] == [79, 80] and out["bound"]["past"] == {"min": 81, "max": 100}
+
+
+def test_an_hpa_range_within_the_bound_is_walked_501_counts_at_most(tmp_path: Path) -> None:
+    """An HPA of 1..900 where the bound is 1,280 (two nodes of 1,000 pods and 64 CPUs): 900
+    counts, each a check; refused like a --range of as many counts. Was: walked count by count
+    whatever its length (an HPA's range was limited only when it went past the bound)."""
+    from tests.conftest import run_cli
+
+    big = NODES.replace('cpu: "4", memory: 8Gi, pods: "110"', 'cpu: "64", memory: 256Gi, pods: "1000"')
+    f = tmp_path / "c.yaml"
+    f.write_text(big + WORKLOAD.format(kind="Deployment", replicas=3, hpa_max=900, extra=""))
+    r = run_cli(["capacity", str(f), "-w", "deployment/web"])
+    assert r.code == 2, r.out + r.err
+    assert "HorizontalPodAutoscaler default/web: spec.minReplicas..spec.maxReplicas 1..900: 900 counts" in r.err
+    assert "at most 501 counts at once (give --range A..B)" in r.err

@@ -60,15 +60,19 @@ def test_unknowns_are_rare():
 @given(scenarios())
 def test_capacity_counts_agree_with_one_check_per_count(sc):
     """capacity settles smaller counts by replaying a larger count's witness in its own order
-    (check_by_known_order); every count must get the verdict a full check gives it."""
+    (check_by_known_order), and answers the counts past the cluster's bound together; every count
+    must get the verdict a full check gives it."""
     lo, hi = max(0, sc.replicas - 3), sc.replicas + 1
     try:
         direct = {n: check_replicas(sc.snapshot, [sc.ref], n).schedulable for n in range(lo, hi + 1)}
-        rows = capacity(sc.snapshot, sc.ref, (lo, hi), False, False, SolveOptions())["replicas"]
+        result = capacity(sc.snapshot, sc.ref, (lo, hi), False, False, SolveOptions())
     except UnknownResult:
         return
-    assert [r["replicas"] for r in rows] == list(range(lo, hi + 1))
-    assert {r["replicas"]: r["schedulable"] for r in rows} == direct
+    rows, past = result["replicas"], result["bound"]["past"]
+    top = past["min"] - 1 if past else hi
+    assert [r["replicas"] for r in rows] == list(range(lo, top + 1))
+    got = {r["replicas"]: r["schedulable"] for r in rows} | dict.fromkeys(range(top + 1, hi + 1), False)
+    assert got == direct
 
 
 @settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

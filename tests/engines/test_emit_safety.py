@@ -216,6 +216,70 @@ def test_a_failure_half_way_leaves_the_old_folder(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fix"]  # the half-built folder is gone
 
 
+def _tree(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, OSError])
+def test_ctrl_c_or_an_error_at_any_point_leaves_the_old_folder_or_the_new_one(tmp_path, monkeypatch, stop):
+    """Ctrl-C (KeyboardInterrupt) or an I/O error at each file system call --emit makes, in turn:
+    DIR is afterwards exactly the old folder, complete, or exactly the new one, complete; never a
+    mix, never missing, and no staging folder is left beside it."""
+    import planner.files as files
+
+    out_dir = tmp_path / "fix"
+    emit(str(out_dir), {"run": 1}, [_simple_plan()], _goal())
+    old = _tree(out_dir)
+    real = {name: getattr(files.os, name) for name in ("rename", "mkdir", "open", "fchmod", "fsync")}
+    real_rmtree = files.shutil.rmtree
+    calls = 0
+
+    def counted(fn):  # a stand-in that fails on call number ``fail_at``
+        def call(*a, **k):
+            nonlocal calls
+            calls += 1
+            if calls == fail_at:
+                raise stop("stopped here") if stop is OSError else stop()
+            return fn(*a, **k)
+        return call
+
+    fail_at = -1
+    emit(str(tmp_path / "count"), {"run": 1}, [_simple_plan()], _goal())
+    for name, fn in real.items():
+        monkeypatch.setattr(files.os, name, counted(fn))
+    calls = 0
+    emit(str(tmp_path / "count"), {"run": 2}, [_simple_plan(), _simple_plan()], _goal())  # the calls of a whole run
+    total = calls
+    assert total > 10
+    new = None
+    for fail_at in range(1, total + 1):
+        calls = 0
+        try:
+            emit(str(out_dir), {"run": 2}, [_simple_plan(), _simple_plan()], _goal())
+        except (KeyboardInterrupt, OSError, PlannerError):
+            pass
+        with monkeypatch.context() as m:  # look at the result with the real calls
+            for name, fn in real.items():
+                m.setattr(files.os, name, fn)
+            now = _tree(out_dir)
+            replaced = json.loads(now["remediate.json"]) == {"run": 2}
+            if replaced:
+                new = new or now
+                assert now == new, f"stopped at call {fail_at}: a partial new folder"
+            else:
+                assert now == old, f"stopped at call {fail_at}: the old folder changed"
+            leftovers = [p for p in tmp_path.iterdir() if p.name not in ("fix", "count")]
+            # only a stop while the replaced folder is deleted (DIR already new) may leave it, hidden
+            stale = [p.name for p in leftovers if not (replaced and p.name.startswith(".fix.planner-old-"))]
+            assert stale == [], f"stopped at call {fail_at}: {stale} left beside DIR"
+            for p in leftovers:
+                real_rmtree(p)
+            # back to the old folder for the next round
+            real_rmtree(out_dir)
+            emit(str(out_dir), {"run": 1}, [_simple_plan()], _goal())
+            assert _tree(out_dir) == old
+
+
 # --------------------------------------------------------------------------- hostile values
 
 

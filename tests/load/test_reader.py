@@ -165,3 +165,54 @@ def test_directory_of_scenarios_validates_file_by_file(cli):
     assert r.code == 0, r.out
     data = json.loads(r.out)
     assert data["valid"] and len(data["files"]) == len(list(SCENARIOS.glob("*.yaml")))
+
+
+DIGITS = "1" + "0" * 5000
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("2147483648", 2147483648),
+    ("9223372036854775808", 9223372036854775808),  # a uint64
+    ("18446744073709551615", 18446744073709551615),
+    ("18446744073709551616", 1.8446744073709552e19),  # past uint64: a float64, as go-yaml's resolver reads it
+    ("-9223372036854775809", -9.223372036854776e18),
+    ("1" + "0" * 400, "1" + "0" * 400),  # past float64: the string as written
+    (DIGITS, DIGITS),  # past Python's 4,300-digit conversion limit (was: "invalid int")
+    ("1e400", "1e400"),
+    ("-1.5e999", "-1.5e999"),
+    (".inf", float("inf")),
+])
+def test_yaml_numbers_as_kubernetes_reads_them(text, value):
+    """sigs.k8s.io/yaml (go-yaml v2's resolve): an integer is an int64 or a uint64, else a float64
+    when ParseFloat succeeds, else the plain scalar is a string."""
+    (doc,) = parse_bytes(f"a: {text}\n".encode(), "x.yaml", Limits())
+    assert doc["a"] == value and type(doc["a"]) is type(value)
+
+
+def test_json_integer_of_thousands_of_digits():
+    """Was: an internal error (Python's int() refuses more than 4,300 digits); now a float, as orjson
+    reads every integer past 64 bits (an integer field then rejects it as not an integer)."""
+    (doc,) = parse_bytes(f'{{"a": {DIGITS}, "b": 12}}'.encode(), "x.json", Limits())
+    assert doc == {"a": float("inf"), "b": 12}
+
+
+def test_huge_max_bytes_reads_the_input(cli, tmp_path):
+    """Was: an internal error (OverflowError: the read asked for --max-bytes bytes at once)."""
+    f = tmp_path / "n.json"
+    f.write_text(json.dumps(NODE))
+    for big in (str(2**63), str(10**30)):
+        r = cli(["validate", f, "--max-bytes", big])
+        assert r.code == 0, r.out + r.err
+    r = cli(["validate", "-", "--max-bytes", str(10**30)], stdin=json.dumps(NODE).encode())
+    assert r.code == 0, r.out + r.err
+
+
+def test_a_status_that_is_not_an_object_is_invalid(cli, tmp_path):
+    """Was: remediate and audit failed with an internal error on a PersistentVolume whose status
+    was a string (found by the fuzz campaign); no Go struct decodes from it."""
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"},
+          "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/x"}}, "status": "x"}
+    f = tmp_path / "pv.json"
+    f.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": [NODE, pv]}))
+    r = cli(["validate", f])
+    assert r.code == 2 and 'PersistentVolume pv1: status: Invalid value: "x": must be of type object' in r.out, r.out + r.err

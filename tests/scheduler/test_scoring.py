@@ -283,3 +283,32 @@ def test_fast_path_equals_reference_with_claims(seed):
         scored += any(explain[n]["VolumeBinding"] for n in feasible)
     if seed == 0:
         assert scored  # the cases do reach a non-zero VolumeBinding score
+
+
+I64 = 2**63 - 1
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fast_path_equals_reference_past_int64(seed):
+    """Nodes of exabytes and pods that request them (quantities saturate to int64 and a node's
+    requests sum past it): the vectorised scores equal the reference, in range, never an int64
+    overflow. Was: NodeResourcesFit scored -1 on such a node (ScoreError, an internal error)."""
+    rng = random.Random(seed)
+    big = [I64, I64 // 2, 2**62, 10**17]
+    nodes = [node(f"n{i}", zone=f"z{i % 3}", cpu=rng.choice([4000, *big]), memory=rng.choice([16 * 2**30, *big])) for i in range(rng.randint(2, 40))]
+    existing = [pod(f"e{j}", {"app": "a"}, node_name=rng.choice(nodes).name,
+                    **({} if rng.random() < 0.3 else {"cpu": rng.choice([100, *big]), "memory": rng.choice([2**20, *big])}))
+                for j in range(rng.randint(0, 60))]
+    c = cluster(nodes, existing)
+    for k in range(4):
+        p = pod(f"in{k}", {"app": "a"}, **({} if rng.random() < 0.3 else {"cpu": rng.choice([100, *big]), "memory": rng.choice([2**20, *big])}))
+        feasible = [n.name for n in nodes if rng.random() < 0.8] or [nodes[0].name]
+        explain = scoring.explain_scores(p, c, feasible)
+        for name, w in scoring.PLUGIN_WEIGHTS.items():
+            ref = scoring.plugin_scores(name, p, c, feasible)
+            want = [0] * len(feasible) if ref is None else [s * w for s in ref]
+            assert [explain[n][name] for n in feasible] == want, name
+        positions = np.array([c.node_infos.index(c.by_name[n]) for n in feasible], dtype=np.int64)
+        totals = scoring.score_nodes(p, c, feasible)
+        assert score_arrays.score_positions(p, c, feasible, positions).tolist() == [totals[n] for n in feasible]
+        c.add_pod(pod(f"x{k}", {"app": "a"}, node_name=rng.choice(nodes).name, cpu=rng.choice([None, I64])))

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from planner.validation import apply_defaults, validate_object, validate_objects
+from planner.validation.apps import MAX_SURGE_OUT_OF_RANGE
 from tests.validation.objects import (
     _DELETE,
     BUILDERS,
@@ -362,6 +363,24 @@ CASES: list[tuple[str, str, dict[str, Any], list[str]]] = [
         "Deployment",
         {"spec.strategy.rollingUpdate.maxUnavailable": "110%"},
         [D + 'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "110%": must not be greater than 100%'],
+    ),
+    (
+        "maxUnavailable past int64 as a percent: more than 100% (strconv.Atoi's out-of-range value)",
+        "Deployment",
+        {"spec.strategy.rollingUpdate.maxUnavailable": "99999999999999999999%"},
+        [D + 'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "99999999999999999999%": must not be greater than 100%'],
+    ),
+    (
+        "maxSurge percent past int64: the controller cannot read it (planner's own check)",
+        "Deployment",
+        {"spec.strategy.rollingUpdate.maxSurge": "9223372036854775808%"},
+        [D + 'spec.strategy.rollingUpdate.maxSurge: Invalid value: "9223372036854775808%": ' + MAX_SURGE_OUT_OF_RANGE],
+    ),
+    (
+        "maxSurge percent of thousands of digits",
+        "Deployment",
+        {"spec.strategy.rollingUpdate.maxSurge": "1" + "0" * 5000 + "%"},
+        [D + 'spec.strategy.rollingUpdate.maxSurge: Invalid value: "1' + "0" * 5000 + '%": ' + MAX_SURGE_OUT_OF_RANGE],
     ),
     (
         "maxUnavailable not negative",

@@ -13,7 +13,7 @@ from planner.engines.audit.model import Context, Finding, Goal, Workload, obj, o
 from planner.engines.audit.rules import ERROR, WARNING
 from planner.engines.audit.static import INCIDENT, rollout_fenceposts
 from planner.engines.workloads import is_running
-from planner.errors import PlannerError, UnknownResult
+from planner.errors import PlannerError
 from planner.snapshot import Snapshot
 
 MAX_HPA_COUNTS = 50  # counts of an HPA range checked (the lowest ones)
@@ -50,7 +50,7 @@ def retained_claims(ctx: Context, w: Workload) -> None:
                 continue
             try:
                 out = check_replicas(snap, [w.ref], n, ctx.opts)
-            except UnknownResult as err:
+            except PlannerError as err:  # no answer (UnknownResult), or more pods than planner plans at once
                 ctx.notes.append(f"{w.name}: {n} replicas ({label}): {err}")
                 continue
             if out.schedulable:

@@ -6,6 +6,7 @@ and running pods that could not come back if evicted (planner explain's question
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from planner.controllers.deployment import replicasets_of, resolve_fenceposts
 from planner.controllers.statefulset import get_ordinal
@@ -322,7 +323,6 @@ def volumes_concentrated(ctx: Context, w: Workload) -> None:
         return
     snap = ctx.snap
     by_ordinal = {get_ordinal(o, p): p for p in w.pods}
-    start = o.ordinals_start
     for i, c in enumerate(w.spread):
         if c.when_unsatisfiable != "DoNotSchedule" or c.label_selector is None:
             continue
@@ -333,8 +333,11 @@ def volumes_concentrated(ctx: Context, w: Workload) -> None:
             continue
         fixed: dict[str, int] = dict.fromkeys(eligible, 0)
         pinned: dict[str, list[str]] = {}
-        free = 0
-        for ordinal in range(start, start + o.replicas):
+        # only the ordinals with a pod or a claim can be pinned or placed; every other one is free
+        # (counted, not walked: spec.replicas may be in the billions)
+        known = _known_ordinals(snap, o, by_ordinal)
+        free = o.replicas - len(known)
+        for ordinal in known:
             pod = by_ordinal.get(ordinal)
             domain = None
             claims = [f"{o.namespace}/{o.claim_name(t, ordinal)}" for t in o.volume_claim_templates]
@@ -384,12 +387,46 @@ def volumes_concentrated(ctx: Context, w: Workload) -> None:
         return
 
 
+def _known_ordinals(snap: Any, o: StatefulSet, by_ordinal: dict[int, Any]) -> list[int]:
+    """The StatefulSet's ordinals (in start..start+replicas-1) that have a pod or a claim of one of
+    its volumeClaimTemplates (``<template>-<statefulset>-<ordinal>``), ascending."""
+    lo, hi = o.ordinals_start, o.ordinals_start + o.replicas
+    out = {k for k in by_ordinal if lo <= k < hi}
+    prefixes = [f"{o.namespace}/{t.name}-{o.name}-" for t in o.volume_claim_templates]
+    for key in snap.pvcs:
+        for pre in prefixes:
+            if key.startswith(pre):
+                tail = key[len(pre):]
+                if tail.isascii() and tail.isdigit() and (tail == "0" or tail[0] != "0") and lo <= int(tail) < hi:
+                    out.add(int(tail))
+    return sorted(out)
+
+
 def _water_fill(fixed: dict[str, int], free: int) -> dict[str, int]:
-    """Place ``free`` pods one at a time in the emptiest domain (the best the spread allows)."""
-    out = dict(fixed)
-    for _ in range(free):
-        d = min(sorted(out), key=lambda k: out[k])
-        out[d] += 1
+    """Place ``free`` pods one at a time in the emptiest domain, ties to the first by name (the
+    best the spread allows), in closed form: every domain is raised to the highest level L that
+    ``free`` pods can fill, then the first domains by name at level L get one more each."""
+    if not fixed or free <= 0:
+        return dict(fixed)
+
+    def need(level: int) -> int:
+        return sum(max(0, level - n) for n in fixed.values())
+
+    lo, hi = min(fixed.values()), min(fixed.values()) + free  # need(lo) == 0 <= free < need(hi + 1)
+    while lo < hi:  # the highest level with need(level) <= free
+        mid = (lo + hi + 1) // 2
+        if need(mid) <= free:
+            lo = mid
+        else:
+            hi = mid - 1
+    out = {d: max(n, lo) for d, n in fixed.items()}
+    rest = free - need(lo)
+    for d in sorted(out):
+        if rest == 0:
+            break
+        if out[d] == lo:
+            out[d] += 1
+            rest -= 1
     return out
 
 

@@ -55,7 +55,7 @@ from planner.engines.remediation.verify import (
     parse_goal_steps,
     run_goal_steps,
 )
-from planner.engines.workloads import BOUND_SLACK, find_workload, plan_workload
+from planner.engines.workloads import BOUND_SLACK, ensure_plannable, find_workload, plan_workload
 from planner.errors import UnknownResult, UsageError
 from planner.snapshot import Snapshot
 
@@ -289,6 +289,8 @@ def remediate(
     beyond = past_any_plan(snap, goal)
     if beyond:  # no plan can exist: refused before any check or replay plans a pod
         return Outcome(goal, False, beyond, notes=["no plan searched: the goal is past what any plan could reach"])
+    if goal.kind in ("replicas", "scale") and goal.replicas is not None:
+        ensure_plannable(snap, goal.ref, goal.replicas, goal.source or None)  # nodes too large to rule the count out
     now = is_ok_now(snap, goal, opts, seed)
     if now.ok:
         return Outcome(goal, True, "", notes=["nothing to fix: the goal holds on the snapshot as read"])

@@ -87,7 +87,7 @@ class Goal:
     replicas: int | None = None
     # replay: the steps as written (a scenario's `steps:` or a --steps file) and where they come from
     steps: Any = field(default=None, compare=False, hash=False)
-    source: str = ""
+    source: str = ""  # replay: the steps' file; replicas and scale: the option that asked (or "")
 
     def describe(self) -> str:
         if self.kind == "replicas":

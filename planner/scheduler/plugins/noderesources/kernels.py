@@ -21,8 +21,42 @@ from planner.scheduler.plugins.noderesources.resource_allocation import CPU_WEIG
 
 if TYPE_CHECKING:
     from planner.scheduler.fastfilter import FastFilter
+    from planner.scheduler.framework import NodeInfo
 
 _BASIC = (CPU, MEMORY, EPHEMERAL_STORAGE)
+
+
+# Amounts up to _SAFE keep every int64 operation below exact (a sum of two, a product by MAX).
+# Nodes past it (an allocatable or a sum of requests of exabytes: valid, if absurd, input) are
+# scored by the scalar formula in Python integers, from the NodeInfo's own sums (the arrays hold
+# them saturated to int64), as the reference does.
+_SAFE = np.iinfo(np.int64).max // MAX
+
+
+def _exact_where_large(arr: ClusterArrays, at: np.ndarray, pod_amounts: tuple[int, ...], out: np.ndarray, scalar: Callable[[int], int]) -> np.ndarray:
+    """``out`` (the vector formula at positions ``at``) with the positions whose amounts could
+    overflow int64 replaced by ``scalar``'s exact value."""
+    if max(pod_amounts, default=0) > _SAFE:
+        large = np.ones(len(at), dtype=bool)
+    else:
+        large = (arr.alloc_cpu[at] > _SAFE) | (arr.alloc_mem[at] > _SAFE) | (arr.nz_cpu[at] > _SAFE) | (arr.nz_mem[at] > _SAFE)
+        large |= (arr.req_cpu[at] > _SAFE) | (arr.req_mem[at] > _SAFE)
+        if not large.any():
+            return out
+    for k in np.flatnonzero(large):
+        out[k] = scalar(int(at[k]))
+    return out
+
+
+def _alloc(arr: ClusterArrays, i: int) -> tuple[int, int]:
+    a = arr.nodes[i].allocatable
+    return a.get(CPU, 0), a.get(MEMORY, 0)
+
+
+def _info(arr: ClusterArrays, i: int) -> NodeInfo:
+    infos = arr.infos
+    assert infos is not None  # set with the arrays, before any score
+    return infos[i]
 
 
 def _least(r: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -32,25 +66,25 @@ def _least(r: np.ndarray, a: np.ndarray) -> np.ndarray:
     return out
 
 
-
-
 def _fit_vector(arr: ClusterArrays, pcpu: int, pmem: int, at: np.ndarray) -> np.ndarray:
     ac = arr.alloc_cpu[at]
     am = arr.alloc_mem[at]
-    s = _least(arr.nz_cpu[at] + pcpu, ac) * CPU_WEIGHT + _least(arr.nz_mem[at] + pmem, am) * MEMORY_WEIGHT
+    s = _least(arr.nz_cpu[at] + min(pcpu, _SAFE), ac) * CPU_WEIGHT + _least(arr.nz_mem[at] + min(pmem, _SAFE), am) * MEMORY_WEIGHT
     w = (ac != 0) * CPU_WEIGHT + (am != 0) * MEMORY_WEIGHT
-    return np.where(w > 0, s // np.maximum(w, 1), 0)
+    out = np.where(w > 0, s // np.maximum(w, 1), 0)
+    return _exact_where_large(arr, at, (pcpu, pmem), out, lambda i: _fit_scalar(arr, pcpu, pmem, i))
 
 
 def _fit_scalar(arr: ClusterArrays, pcpu: int, pmem: int, i: int) -> int:
-    ac, am = int(arr.alloc_cpu[i]), int(arr.alloc_mem[i])
+    ac, am = _alloc(arr, i)
+    ni = _info(arr, i)
     s = w = 0
     if ac:
-        r = int(arr.nz_cpu[i]) + pcpu
+        r = ni.nonzero_cpu + pcpu
         s += (((ac - r) * MAX) // ac if r <= ac else 0) * CPU_WEIGHT
         w += CPU_WEIGHT
     if am:
-        r = int(arr.nz_mem[i]) + pmem
+        r = ni.nonzero_mem + pmem
         s += (((am - r) * MAX) // am if r <= am else 0) * MEMORY_WEIGHT
         w += MEMORY_WEIGHT
     return s // w if w > 0 else 0
@@ -74,19 +108,21 @@ def _most(r: np.ndarray, a: np.ndarray) -> np.ndarray:
 def _most_vector(arr: ClusterArrays, pcpu: int, pmem: int, wc: int, wm: int, at: np.ndarray) -> np.ndarray:
     ac = arr.alloc_cpu[at]
     am = arr.alloc_mem[at]
-    s = _most(arr.nz_cpu[at] + pcpu, ac) * wc + _most(arr.nz_mem[at] + pmem, am) * wm
+    s = _most(arr.nz_cpu[at] + min(pcpu, _SAFE), ac) * wc + _most(arr.nz_mem[at] + min(pmem, _SAFE), am) * wm
     w = (ac != 0) * wc + (am != 0) * wm
-    return np.where(w > 0, s // np.maximum(w, 1), 0)
+    out = np.where(w > 0, s // np.maximum(w, 1), 0)
+    return _exact_where_large(arr, at, (pcpu, pmem), out, lambda i: _most_scalar(arr, pcpu, pmem, wc, wm, i))
 
 
 def _most_scalar(arr: ClusterArrays, pcpu: int, pmem: int, wc: int, wm: int, i: int) -> int:
-    ac, am = int(arr.alloc_cpu[i]), int(arr.alloc_mem[i])
+    ac, am = _alloc(arr, i)
+    ni = _info(arr, i)
     s = w = 0
     if ac:
-        s += (min(int(arr.nz_cpu[i]) + pcpu, ac) * MAX // ac) * wc
+        s += (min(ni.nonzero_cpu + pcpu, ac) * MAX // ac) * wc
         w += wc
     if am:
-        s += (min(int(arr.nz_mem[i]) + pmem, am) * MAX // am) * wm
+        s += (min(ni.nonzero_mem + pmem, am) * MAX // am) * wm
         w += wm
     return s // w if w > 0 else 0
 
@@ -118,12 +154,14 @@ def _balanced_vector(arr: ClusterArrays, cpu: int, mem: int, formula: str, at: n
     both = (ac != 0) & (am != 0)
     uc = arr.req_cpu[at]
     um = arr.req_mem[at]
-    with_pod = _balance(uc + cpu, um + mem, ac, am)
+    with_pod = _balance(uc + min(cpu, _SAFE), um + min(mem, _SAFE), ac, am)
     if formula == "v1.35":
-        return np.where(both, with_pod, MAX)
-    without = _balance(uc, um, ac, am)
-    half = MAX // 2
-    return np.where(both, half + (half + with_pod - without) // 2, half + half // 2)
+        out = np.where(both, with_pod, MAX)
+    else:
+        without = _balance(uc, um, ac, am)
+        half = MAX // 2
+        out = np.where(both, half + (half + with_pod - without) // 2, half + half // 2)
+    return _exact_where_large(arr, at, (cpu, mem), out, lambda i: _balanced_scalar(arr, cpu, mem, formula, i))
 
 
 def _balance_scalar(uc: int, um: int, ac: int, am: int) -> int:
@@ -134,11 +172,12 @@ def _balance_scalar(uc: int, um: int, ac: int, am: int) -> int:
 
 
 def _balanced_scalar(arr: ClusterArrays, cpu: int, mem: int, formula: str, i: int) -> int:
-    ac, am = int(arr.alloc_cpu[i]), int(arr.alloc_mem[i])
+    ac, am = _alloc(arr, i)
     half = MAX // 2
     if ac == 0 or am == 0:
         return MAX if formula == "v1.35" else half + half // 2
-    uc, um = int(arr.req_cpu[i]), int(arr.req_mem[i])
+    req = _info(arr, i).requested
+    uc, um = req.get(CPU, 0), req.get(MEMORY, 0)
     with_pod = _balance_scalar(uc + cpu, um + mem, ac, am)
     if formula == "v1.35":
         return with_pod

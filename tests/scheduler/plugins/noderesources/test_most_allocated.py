@@ -81,7 +81,8 @@ def test_most_requested_score():
 @pytest.mark.parametrize("weights", [(1, 1), (1, 3), (7, 2)])
 def test_kernel_equals_reference(weights):
     """The replay's vectorised MostAllocated (kernels.most_allocated_kernel) equals the reference
-    Score on random clusters, pods without requests (non-zero defaults) and overcommitted nodes too."""
+    Score on random clusters, pods without requests (non-zero defaults) and overcommitted nodes too,
+    and nodes and pods of exabytes (amounts past int64 once summed: scored exactly, never wrapped)."""
     import random
 
     from planner.scheduler import scoring
@@ -93,12 +94,14 @@ def test_kernel_equals_reference(weights):
     fit_plugin = next(s for s in prof.scorers if s.name == "NodeResourcesFit")
     assert fit_plugin.kernel is not None
     rng = random.Random(sum(weights))
-    for _ in range(30):
-        nodes = [node(f"n{i}", cpu=rng.choice([0, 1000, 4000]), memory=rng.choice([0, 2**30, 2**34])) for i in range(rng.randint(1, 40))]
+    huge = [2**63 - 1, 2**62, 10**17]  # past int64 once summed or multiplied by 100 (quantities saturate to int64)
+    for k in range(40):
+        big = huge if k >= 30 else []
+        nodes = [node(f"n{i}", cpu=rng.choice([0, 1000, 4000, *big]), memory=rng.choice([0, 2**30, 2**34, *big])) for i in range(rng.randint(1, 40))]
         existing = [pod(f"e{j}", node_name=rng.choice(nodes).name,
-                        **({} if rng.random() < 0.3 else {"cpu": rng.randint(0, 3000), "memory": rng.randint(0, 2**33)}))
+                        **({} if rng.random() < 0.3 else {"cpu": rng.choice([rng.randint(0, 3000), *big]), "memory": rng.choice([rng.randint(0, 2**33), *big])}))
                     for j in range(rng.randint(0, 60))]
-        incoming = pod("in", **({} if rng.random() < 0.3 else {"cpu": rng.randint(0, 2000), "memory": rng.randint(0, 2**32)}))
+        incoming = pod("in", **({} if rng.random() < 0.3 else {"cpu": rng.choice([rng.randint(0, 2000), *big]), "memory": rng.choice([rng.randint(0, 2**32), *big])}))
         c = cluster(nodes, existing)
         names = [n.name for n in nodes if rng.random() < 0.8] or [nodes[0].name]
         fast = dict(scoring.run_score_plugins(incoming, c, names, (fit_plugin,)))["NodeResourcesFit"]
