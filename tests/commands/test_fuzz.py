@@ -311,7 +311,7 @@ def test_a_status_that_is_not_an_object(tmp_path: Path, kind: str) -> None:
     pv-data-search-2 had ``status: "x"`` exited 2 with "internal error: TypeError: 'str' object does
     not support item assignment" (remediate's replay releasing the volume). No Go struct decodes
     from a string: the object is invalid, whatever its kind."""
-    snap = copy.deepcopy(corpus().cases[SCENARIO_FILES.index(SCENARIOS / "seed-001-hpa-parallel.yaml")]["snapshot"])
+    snap = copy.deepcopy(corpus().cases[SCENARIO_FILES.index(SCENARIOS / "hpa-scale-up-retained-volume.yaml")]["snapshot"])
     obj = next(o for o in snap["items"] if o["kind"] == kind)
     obj["status"] = "x"
     f = tmp_path / "snapshot.json"
@@ -365,12 +365,12 @@ def test_quantities_written_as_json_numbers_past_64_bits_are_read(tmp_path: Path
                          ids=lambda a: a[0])
 def test_a_node_of_2_to_the_63_cpus_in_the_solver(tmp_path: Path, args: list[str]) -> None:
     """Found by the 30,000-example campaign (fixed seed, after 19,009 passing examples): audit on
-    seed-000-blue-green-latent's snapshot whose Node default-zone-b-0 had allocatable cpu
+    blue-green-shared-selector-latent's snapshot whose Node default-zone-b-0 had allocatable cpu
     9223372036854775808 exited 2 with "internal error: TypeError: __le__(): incompatible function
     arguments" (a class of two such nodes: 2 x (2^63 - 1) millicores of room, past CP-SAT's
     int64). The shared-capacity constraint is now dropped when it always holds and scaled down
     otherwise (models.noderesources.at_most)."""
-    snap = copy.deepcopy(corpus().cases[SCENARIO_FILES.index(SCENARIOS / "seed-000-blue-green-latent.yaml")]["snapshot"])
+    snap = copy.deepcopy(corpus().cases[SCENARIO_FILES.index(SCENARIOS / "blue-green-shared-selector-latent.yaml")]["snapshot"])
     node = next(o for o in snap["items"] if o["kind"] == "Node" and o["metadata"]["name"] == "default-zone-b-0")
     node["status"]["allocatable"]["cpu"] = 2**63
     f = tmp_path / "snapshot.json"
