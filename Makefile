@@ -51,7 +51,7 @@ bench: $(STAMP)
 # A longer fuzz campaign than the suite's (about 10 minutes): mutants of every bundled scenario and
 # of its rendered snapshot through every command (tests/commands/test_fuzz.py), then every huge
 # value of every field the table holds (tests/commands/test_huge_values.py; the suite runs a
-# third of them). FUZZ_SEED=N runs a different campaign than the fixed one.
+# few values per field). FUZZ_SEED=N runs a different campaign than the fixed one.
 FUZZ_EXAMPLES ?= 12000
 fuzz: $(STAMP)
 	PLANNER_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(if $(FUZZ_SEED),PLANNER_FUZZ_SEED=$(FUZZ_SEED)) \
