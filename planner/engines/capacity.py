@@ -206,7 +206,7 @@ def zone_failures(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOp
     return out
 
 
-def _group_usable(group: NodeGroup, spec: PodSpec) -> str | None:
+def group_unusable(group: NodeGroup, spec: PodSpec) -> str | None:
     """Why the workload's pods could never use a new node of ``group`` (None: they could): the
     template's taints and labels against the pod template (TaintToleration, NodeAffinity), so
     that the search does not spend nodes on a tainted GPU pool or a pool the pods do not select."""
@@ -257,7 +257,7 @@ def nodes_to_add(snap: Snapshot, ref: WorkloadRef, replicas: int, opts: SolveOpt
     usable: list[NodeGroup] = []
     skipped: list[dict[str, Any]] = []
     for g in groups:
-        why = _group_usable(g, spec)
+        why = group_unusable(g, spec)
         if why is None:
             usable.append(g)
         else:

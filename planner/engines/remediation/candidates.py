@@ -74,6 +74,7 @@ from planner.domain import (
     StatefulSet,
     Taint,
 )
+from planner.engines.capacity import group_unusable
 from planner.engines.remediation.actions import Action, Cost, ObjectPatch
 from planner.engines.remediation.jsonpatch import escape
 from planner.engines.remediation.verify import Goal, pod_identity
@@ -1065,19 +1066,6 @@ def template_node(ctx: Context, zone: str | None) -> Node | None:
     whose new nodes the workload's pods may use (usable_node_groups: cluster-autoscaler's choice,
     a ready, uncordoned node without a transient taint, never merely the largest)."""
     return next((g.template for g in usable_node_groups(ctx) if g.zone == zone), None)
-
-
-def group_unusable(group: NodeGroup, spec: Any) -> str | None:
-    """Why the workload's pods could never use a new node of ``group`` (None: they could), as
-    ``capacity --add-nodes`` decides it: the sanitised template's taints (TaintToleration) and
-    labels (node selector, required node affinity)."""
-    node = group.new_node(f"{group.template.name}-added")
-    taint = find_untolerated_taint(node.taints, spec.tolerations)
-    if taint is not None:
-        return f"untolerated taint {taint.key}={taint.value}:{taint.effect}"
-    if not pod_matches_node_selector_and_affinity(spec, node):
-        return "the pods' node affinity/selector does not match"
-    return None
 
 
 def usable_node_groups(ctx: Context) -> list[NodeGroup]:
