@@ -10,7 +10,7 @@ room ran out.
 
 from __future__ import annotations
 
-from models.placement import Built
+from models.placement import Built, size_of
 
 
 def add_capacity(b: Built) -> None:
@@ -20,21 +20,23 @@ def add_capacity(b: Built) -> None:
     lits = b.capacity_lits = {z: b.guard("capacity", z, f"capacity[{z or '-'}]") for z in zones}
     for c in p.classes:
         lit = lits[c.zone]
+        size = size_of(b, c)
+        fixed = isinstance(size, int)
         for g in p.groups:
             # one node holds at most cap[g] pods of g: size * cap bounds the class (the only bound
             # on x[g, c] but its count, which x's domain already has)
-            room = c.size * max(c.cap[g.index], 0)
-            if room < g.count:
+            room = size * max(c.cap[g.index], 0)
+            if not fixed or room < g.count:
                 m.add(b.x[g.index, c.index] <= room).only_enforce_if(lit)
         if len(p.groups) > 1:
             # groups sharing the class share its free resources and pod slots
             for r, free in c.free.items():
                 terms = [(g.requests.get(r, 0), b.x[g.index, c.index]) for g in p.groups if g.requests.get(r, 0) > 0]
                 if terms:
-                    m.add(sum(q * v for q, v in terms) <= c.size * max(free, 0)).only_enforce_if(lit)
+                    m.add(sum(q * v for q, v in terms) <= size * max(free, 0)).only_enforce_if(lit)
             if "pods" in c.free:
-                m.add(sum(b.x[g.index, c.index] for g in p.groups) <= c.size * max(c.free["pods"], 0)).only_enforce_if(lit)
+                m.add(sum(b.x[g.index, c.index] for g in p.groups) <= size * max(c.free["pods"], 0)).only_enforce_if(lit)
         for g in p.groups:
-            if g.host_ports and c.size < min(g.count, c.cap[g.index] * c.size):
+            if g.host_ports and (not fixed or c.size < min(g.count, c.cap[g.index] * c.size)):
                 # NodePorts: two pods asking for the same host port never share a node
-                m.add(b.x[g.index, c.index] <= c.size).only_enforce_if(lit)
+                m.add(b.x[g.index, c.index] <= size).only_enforce_if(lit)

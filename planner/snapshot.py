@@ -190,7 +190,22 @@ class Snapshot:
         return g
 
     def owned_pods(self, kind: str, key: str) -> list[Pod]:
-        """Pods a Deployment (through its ReplicaSets) or StatefulSet controls."""
+        """Pods a Deployment (through its ReplicaSets) or StatefulSet controls (the Pod nodes under
+        it in ``ownership``; found by owner names without building that graph)."""
+        ns, _, name = key.partition("/")
+        if kind == "StatefulSet":
+            if key not in self.statefulsets:
+                return []
+            return [p for p in self.pods.values() if p.owner is not None and p.owner.kind == kind and p.owner.name == name and p.namespace == ns]
+        if kind == "Deployment":
+            if key not in self.deployments:
+                return []
+            rss = {
+                rs.name
+                for rs in self.replicasets.values()
+                if rs.namespace == ns and rs.owner is not None and rs.owner.kind == "Deployment" and rs.owner.name == name
+            }
+            return [p for p in self.pods.values() if p.owner is not None and p.owner.kind == "ReplicaSet" and p.owner.name in rss and p.namespace == ns]
         import networkx as nx
 
         g = self.ownership

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from models.solve import SolveOptions
@@ -57,7 +58,7 @@ def remediate_command(
         goal = Goal(ref, "scale", scale)
     else:
         goal = Goal(ref, "rollout", None)
-    out = remediate(snap, goal, forbid, allow_destructive, top, opts, seed, progress=progress)
+    out = remediate(snap, goal, forbid, allow_destructive, top, opts, seed, progress=Progress(progress))
     result = out.to_dict()
     result["notes"] = out.notes + snap.notes
     result["context"] = context
@@ -67,6 +68,25 @@ def remediate_command(
         files = emit(emit_dir, result, out.plans, goal, out.alternatives, context)
         note(f"wrote {len(files)} file(s) to {emit_dir}")
     return result
+
+
+class Progress:
+    """remediate's progress (what, done, total) as one line on a terminal: the counts and an
+    estimate of the time left from the pace so far (nothing on a pipe: planner.output.progress)."""
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self.write = write
+        self.start = time.monotonic()
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        elapsed = time.monotonic() - self.start
+        line = f"remediate: {what}"
+        if total:
+            line += f" ({done}/{total}"
+            if 0 < done < total:
+                line += f", about {elapsed / done * (total - done):.0f} s left"
+            line += ")"
+        self.write(line)
 
 
 def _goal_text(g: dict) -> str:

@@ -115,9 +115,22 @@ def _per_node_keys(cluster: ClusterState, keys: set[str]) -> set[str]:
     return out
 
 
-def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = True, relax_order: bool = False) -> tuple[Problem, Context]:
+def build_problem(
+    cluster: ClusterState,
+    plans: list[Plan],
+    aggregate: bool = True,
+    relax_order: bool = False,
+    tags: dict[str, str] | None = None,
+    links: dict[int, int] | None = None,
+) -> tuple[Problem, Context]:
     """``relax_order``: the unordered model even for an OrderedReady workload (a relaxation: its
-    "unschedulable" is a proof for the ordinal order too; its witness still follows that order)."""
+    "unschedulable" is a proof for the ordinal order too; its witness still follows that order).
+    ``tags``: node -> a tag; nodes of different tags are never in one class (the nodes a
+    remediation may add, one class per node group, and may uncordon, one each: models.remediation
+    gates them).  ``links``: plan index -> the plan it is
+    a variant of (the same pods, position by position, from a changed template: a remediation's
+    candidate); the pods of linked plans are grouped alike, position by position (the common
+    refinement of their groupings), so that group i of one is group i of the other."""
     key: Any
     v: Any
     new_pods: list[tuple[int, Pod]] = [(i, p) for i, plan in enumerate(plans) for p in plan.new]
@@ -165,12 +178,31 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
     group_verdicts: list[tuple] = []
     canon_by_id: dict[int, tuple] = {}  # verdict tables compared by content, hashed once per object
     canon: dict[tuple, tuple] = {}
-    pod_keys = []
+    pod_keys: list[Any] = []
     for (i, p), v in zip(new_pods, verdicts):
         cv = canon_by_id.get(id(v))
         if cv is None:
             cv = canon_by_id[id(v)] = canon.setdefault(v, v)
         pod_keys.append((_signature_memo(sig_memo, p, i, identity_read), id(cv), volumebinding.prebound(p, vb_pre_filter)))
+    if links:
+        # a pod's group key is the tuple of the keys of its position in every linked plan
+        starts: dict[int, int] = {}
+        n = 0
+        for i, plan in enumerate(plans):
+            starts[i] = n
+            n += len(plan.new)
+        linked: dict[int, list[int]] = {}
+        for v, b in links.items():
+            if len(plans[v].new) != len(plans[b].new):
+                raise ValueError(f"plan {v} is linked to plan {b} but places {len(plans[v].new)} pods, not {len(plans[b].new)}")
+            linked.setdefault(b, [b]).append(v)
+        keyed: list[Any] = list(pod_keys)
+        for b, ms in linked.items():
+            for pos in range(len(plans[b].new)):
+                combined = tuple(pod_keys[starts[i] + pos] for i in ms)
+                for i in ms:
+                    keyed[starts[i] + pos] = (i, combined)
+        pod_keys = keyed
     if ordered_mode and len(set(pod_keys)) == 1:
         # An OrderedReady workload whose new pods are all interchangeable: placing them in ordinal
         # order is placing them in some order (any valid order is one in ordinal order once the
@@ -216,13 +248,22 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
         if ck not in cap_memo:
             cap_memo[ck] = noderesources.capacities(rep, nodes, groups[g].count)
         caps.append(cap_memo[ck])
-    multi_vector = len({tuple(sorted(g.requests.items())) for g in groups}) > 1
+    # pods that are placed together (linked plans are alternatives: one of them is placed)
+    together: list[list[int]] = [list(range(len(groups)))]
+    if links:
+        plan_groups: dict[int, list[int]] = {}
+        for gi, gp in enumerate(group_pods):
+            plan_groups.setdefault(ctx.plan_of[gp[0].key], []).append(gi)
+        alone = [gs for i, gs in plan_groups.items() if i in links or i in links.values()]
+        rest = [gi for i, gs in plan_groups.items() if not (i in links or i in links.values()) for gi in gs]
+        together = [gs + rest for gs in alone] or [rest]
+    multi_vector = any(len({tuple(sorted(groups[g].requests.items())) for g in gs}) > 1 for gs in together)
     podtopologyspread.node_facts(spread, reps, rep_sig, nodes, per_node)
     affinity_specs = interpodaffinity.affinity_specs(reps, nodes, cluster)
     # NodeVolumeLimits: CSI volumes per driver per node (None: no node limits a driver in use)
     vfacts = nodevolumelimits.volume_facts(reps, [p for _, p in new_pods], cluster)
     # groups bringing different volumes share a node's room exactly only on one-node classes
-    volume_vector = vfacts is not None and len(groups) > 1
+    volume_vector = vfacts is not None and any(len(gs) > 1 for gs in together)
 
     node_keys = []
     for j, ni in enumerate(nodes):
@@ -237,6 +278,7 @@ def build_problem(cluster: ClusterState, plans: list[Plan], aggregate: bool = Tr
             tuple(f[j] for _, _, f in affinity_specs),
             vfacts.node_key(len(groups), j) if vfacts is not None else None,
             ni.name if (multi_vector or volume_vector or not aggregate) else None,
+            tags.get(ni.name) if tags else None,
         )
         node_keys.append(key)
     class_of_key: dict[tuple, int] = {}

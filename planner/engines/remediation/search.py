@@ -42,9 +42,9 @@ from planner.engines.remediation.candidates import (
     replay_generate,
     scale_to_action,
 )
+from planner.engines.remediation.choose import choose
 from planner.engines.remediation.helm import annotate_helm
 from planner.engines.remediation.jsonpatch import PatchError
-from planner.engines.remediation.screen import ACTION_KINDS, screen
 from planner.engines.remediation.verify import (
     Goal,
     Verdict,
@@ -222,8 +222,11 @@ def _pin(snap: Snapshot, pod_key: str | None, claim_key: str, f: Failure) -> Non
 # --------------------------------------------------------------------------- search
 
 
+Progress = Callable[[str, int, int], None]
+
+
 class Search:
-    def __init__(self, snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int, progress: Callable[[str], None] | None = None) -> None:
+    def __init__(self, snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int, progress: Progress | None = None) -> None:
         self.snap = snap
         self.goal = goal
         self.opts = opts
@@ -231,6 +234,13 @@ class Search:
         self.progress = progress
         self.verifications = 0
         self.deadline = time.monotonic() + BUDGET_SECONDS
+        self._phase: tuple[str, int, int] = ("", 0, 0)
+
+    def report(self, what: str, done: int, total: int) -> None:
+        """Progress: ``what`` is being done, ``done`` of ``total`` (plans wanted, or families to try)."""
+        self._phase = (what, done, total)
+        if self.progress:
+            self.progress(what, done, total)
 
     @property
     def exhausted(self) -> bool:
@@ -238,8 +248,6 @@ class Search:
 
     def verify(self, actions: list[Action]) -> Verdict:
         self.verifications += 1
-        if self.progress:
-            self.progress(f"verifying {' + '.join(a.type for a in actions)}")
         patches = [p for a in actions for p in a.patches]
         try:
             trial, goal = apply_plan(self.snap, self.goal, patches)
@@ -281,8 +289,11 @@ def remediate(
     top: int = 5,
     opts: SolveOptions | None = None,
     seed: int = 0,
-    progress: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
 ) -> Outcome:
+    """The cheapest verified plans for the goal.  ``progress(what, done, total)``: what the search
+    is doing and how far it is (plans found of those wanted, or families tried of all), for a
+    display; called often, never on its own thread."""
     opts = opts or SolveOptions()
     forbidden = set(check_forbid(forbid))
     find_workload(snap, goal.ref)
@@ -302,40 +313,81 @@ def remediate(
         generated = generate(ctx)
     cands = [a for a in generated if a.type not in forbidden]
     annotate_helm(snap, cands)
-    screening = None
+    model_stats: dict[str, Any] | None = None
+    notes: list[str] = []
     if goal.kind == "replicas":
-        # CP-SAT over the check model, one relax literal per constraint group a candidate could
-        # loosen (planner.engines.remediation.screen): the minimal relaxation sets order the search.  They
-        # do not prune it: an action can do more than relax its own group (relax-anti-affinity
-        # also changes the running pods once they roll), so every family is still verified.
-        try:
-            screening = screen(snap, goal.ref, goal.replicas, opts)
-        except UnknownResult:
-            screening = None
-    if goal.kind in ("replicas", "scale") and "scale-to" not in forbidden:
-        m = search.nearest_count(ctx)
-        if m is not None:
-            cands.append(scale_to_action(ctx, m))
-            annotate_helm(snap, cands[-1:])
+        # one CP-SAT model chooses the actions (planner.engines.remediation.choose); its optima
+        # are verified, cheapest first
+        chosen = choose(search, ctx, cands, allow_destructive, top, search.report)
+        plans, rejected, model_stats = chosen.plans, chosen.rejected, chosen.stats
+        notes += chosen.notes
+        rest = list(chosen.leftover)
+        if "scale-to" not in forbidden and not search.exhausted:
+            m = search.nearest_count(ctx)
+            if m is not None:
+                rest.append(scale_to_action(ctx, m))
+                annotate_helm(snap, rest[-1:])
+        more, more_rejected, _ = enumerate_plans(search, rest, top, pairs=False)
+        plans += more
+        rejected += more_rejected
+    else:
+        if goal.kind == "scale" and "scale-to" not in forbidden:
+            m = search.nearest_count(ctx)
+            if m is not None:
+                cands.append(scale_to_action(ctx, m))
+                annotate_helm(snap, cands[-1:])
+        plans, rejected, _ = enumerate_plans(search, cands, top)
+    plans += shared_selector_plans(search, cands, plans)
+    plans.sort(key=lambda p: p.rank_key(allow_destructive))
+    alternatives = [p for p in plans if p.changes_goal]
+    plans = [p for p in plans if not p.changes_goal]
+    if search.exhausted:
+        notes.append(
+            f"the search stopped after {search.verifications} verifications (limits: {MAX_VERIFICATIONS} verifications, "
+            f"{BUDGET_SECONDS:.0f} s); cheaper plans may exist among the candidates not tried"
+        )
+    if any(p.destructive for p in plans) and not allow_destructive:
+        notes.append("destructive plans (marked) rank after every other plan; --allow-destructive ranks them by cost alone")
+    if alternatives:
+        notes.append(
+            "alternatives change the goal (another replica count): they are listed apart, after every plan that reaches the goal as asked"
+        )
+    return Outcome(
+        goal,
+        False,
+        failure.text,
+        plans[:top],
+        rejected,
+        notes,
+        {
+            "candidates": len(cands),
+            "verifications": search.verifications,
+            "plans_found": len(plans),
+            "alternatives_found": len(alternatives),
+            "screening": None,  # the minimal relaxation sets of earlier releases: the action model replaced them
+            "model": model_stats,
+        },
+        alternatives[:top],
+    )
+
+
+def enumerate_plans(search: Search, cands: list[Action], top: int, pairs: bool = True) -> tuple[list[Plan], list[dict[str, Any]], list[str]]:
+    """The enumeration of goals the action model does not decide (transitions: rollouts, scaling,
+    replayed steps) and of the candidates it does not encode: each family of candidates alone,
+    cheapest first (a ladder's largest variant first: if it fails, no smaller one works), then
+    pairs of families that failed alone.  Returns (plans, rejected, the families that failed)."""
     families: dict[str, list[Action]] = {}
     for a in cands:
         families.setdefault(a.family, []).append(a)
     for fam in families.values():
         fam.sort(key=lambda a: a.cost.key())
-    def set_rank(f: str) -> int:
-        if screening is None or not screening.sets:
-            return 0
-        kinds = ACTION_KINDS.get(families[f][0].type, ())
-        for i, set_kinds in enumerate(screening.set_kinds):
-            if set_kinds & set(kinds):
-                return i
-        return len(screening.set_kinds)
-
-    order = sorted(families, key=lambda f: (families[f][0].destructive, set_rank(f), families[f][0].cost.key(), f))
+    order = sorted(families, key=lambda f: (families[f][0].destructive, families[f][0].cost.key(), f))
     plans: list[Plan] = []
     rejected: list[dict[str, Any]] = []
     failed: list[str] = []
-    for name in order:
+    total = len(order)
+    for done, name in enumerate(order):
+        search.report(f"verifying {name.split('|')[-1].split(':')[0]}", done, total)
         found = False
         last = None
         variants = families[name]
@@ -363,15 +415,15 @@ def remediate(
                 a, v = last
                 rejected.append({"actions": [a.label()], "reason": v.reason})
     # pairs of candidates that failed alone, cheapest first
-    if sum(1 for p in plans if not p.changes_goal) < top:
-        pairs = []
+    if pairs and sum(1 for p in plans if not p.changes_goal) < top:
+        combos = []
         for f1, f2 in itertools.combinations(failed, 2):
             a1, a2 = families[f1][0], families[f2][0]
             if a1.conflict == a2.conflict or "scale" in (f1, f2):
                 continue
-            pairs.append(((a1.destructive or a2.destructive), (a1.cost + a2.cost).key(), f1, f2))
-        pairs.sort()
-        for _, _, f1, f2 in pairs:
+            combos.append(((a1.destructive or a2.destructive), (a1.cost + a2.cost).key(), f1, f2))
+        combos.sort()
+        for _, _, f1, f2 in combos:
             if search.exhausted or sum(1 for p in plans if not p.changes_goal) >= top:
                 break
             for a1, a2 in itertools.product(families[f1][:PAIR_VARIANTS], families[f2][:PAIR_VARIANTS]):
@@ -381,38 +433,7 @@ def remediate(
                 if v.ok:
                     plans.append(Plan([a1, a2], a1.cost + a2.cost, _verified(v)))
                     break
-    plans += shared_selector_plans(search, cands, plans)
-    plans.sort(key=lambda p: p.rank_key(allow_destructive))
-    alternatives = [p for p in plans if p.changes_goal]
-    plans = [p for p in plans if not p.changes_goal]
-    notes = []
-    if search.exhausted:
-        notes.append(
-            f"the search stopped after {search.verifications} verifications (limits: {MAX_VERIFICATIONS} verifications, "
-            f"{BUDGET_SECONDS:.0f} s); cheaper plans may exist among the candidates not tried"
-        )
-    if any(p.destructive for p in plans) and not allow_destructive:
-        notes.append("destructive plans (marked) rank after every other plan; --allow-destructive ranks them by cost alone")
-    if alternatives:
-        notes.append(
-            "alternatives change the goal (another replica count): they are listed apart, after every plan that reaches the goal as asked"
-        )
-    return Outcome(
-        goal,
-        False,
-        failure.text,
-        plans[:top],
-        rejected,
-        notes,
-        {
-            "candidates": len(cands),
-            "verifications": search.verifications,
-            "plans_found": len(plans),
-            "alternatives_found": len(alternatives),
-            "screening": None if screening is None else {"relaxation_sets": screening.sets, "infeasible": screening.infeasible},
-        },
-        alternatives[:top],
-    )
+    return plans, rejected, failed
 
 
 def shared_selector_plans(search: Search, cands: list[Action], plans: list[Plan]) -> list[Plan]:
