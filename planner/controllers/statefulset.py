@@ -39,9 +39,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from planner.controllers.actions import Action, CreateClaim, CreatePod, DeleteClaim, DeletePod
-from planner.controllers.controller_utils import available_at, controlled_by, is_pod_ready, object_uid
+from planner.controllers.controller_utils import available_at, is_pod_ready, object_uid
 from planner.controllers.informers import Clock, index_of, indexed
 from planner.controllers.intstr import scaled_value
 from planner.controllers.template_hash import template_for_hash
@@ -70,13 +71,26 @@ MAX_UNAVAILABLE_STATEFULSET = True
 _STATEFUL_POD = re.compile(r"^(.*)-([0-9]+)$")
 
 
+_ORDINALS: dict[tuple[str, str], int] = {}
+_ORDINALS_MAX = 1 << 20
+
+
 def get_ordinal(sts: StatefulSet, pod: Pod) -> int:
     """stateful_set_utils.go getParentNameAndOrdinal: the ordinal, or -1 when the pod's name is
-    not ``<sts>-<number>``."""
-    m = _STATEFUL_POD.match(pod.name)
-    if m is None or m.group(1) != sts.name:
-        return -1
-    return int(m.group(2))
+    not ``<sts>-<number>`` (memoised: a replay asks for every pod of a set on every sync)."""
+    return _ordinal(sts.name, pod.name)
+
+
+def _ordinal(sts_name: str, pod_name: str) -> int:
+    key = (sts_name, pod_name)
+    hit = _ORDINALS.get(key)
+    if hit is None:
+        m = _STATEFUL_POD.match(pod_name)
+        hit = -1 if m is None or m.group(1) != sts_name else int(m.group(2))
+        if len(_ORDINALS) >= _ORDINALS_MAX:
+            _ORDINALS.clear()
+        _ORDINALS[key] = hit
+    return hit
 
 
 def new_statefulset_pod(sts: StatefulSet, ordinal: int, revision: str = "") -> Pod:
@@ -131,13 +145,23 @@ def pods_of_statefulset(snap: Snapshot, sts: StatefulSet) -> list[tuple[int, Pod
     """stateful_set.go getPodsForStatefulSet (ClaimPods reduced to the controller reference, then
     isMemberOf): the set's pods with their ordinals, ascending."""
     out = []
-    for p in index_of(snap).owned_pods(snap, sts.namespace, "StatefulSet", sts.name):
-        if controlled_by(p.owner, "StatefulSet", sts.name, sts.uid):
-            o = get_ordinal(sts, p)
-            if o >= 0:
-                out.append((o, p))
-    out.sort(key=lambda x: x[0])
+    name, uid, pods = sts.name, sts.uid, snap.pods
+    for k in index_of(snap).pods.get((sts.namespace, "StatefulSet", name), ()):
+        p = pods.get(k)
+        if p is None:
+            continue
+        own = p.owner  # controlled_by, inline: this runs for every pod of the set on every sync
+        if own is None or not own.controller or own.kind != "StatefulSet" or own.name != name or (own.uid and uid and own.uid != uid):
+            continue
+        o = _ordinal(name, p.name)
+        if o >= 0:
+            out.append((o, p))
+    out.sort(key=_first)
     return out
+
+
+def _first(x: tuple[int, Pod]) -> int:
+    return x[0]
 
 
 def get_pod_revision(pod: Pod) -> str:
@@ -173,10 +197,31 @@ def get_statefulset_max_unavailable(sts: StatefulSet) -> int:
 # --------------------------------------------------------------------------- revisions and status
 
 
+# (id(raw object), id(template)) -> (raw object, template, name, revision): the objects are held,
+# so their ids stay unique; a replay asks on every sync of every set
+_REVISIONS: dict[tuple, tuple[Any, Any, str, str]] = {}
+_REVISIONS_MAX = 4096
+
+
 def _update_revision(snap: Snapshot, sts: StatefulSet) -> str:
     """The revision of the current template (getStatefulSetRevisions / newRevision): the cluster's
     status.updateRevision while the template is the one that was read (and observed), else
-    ``<sts>-<hash>`` of the template (history.ControllerRevisionName)."""
+    ``<sts>-<hash>`` of the template (history.ControllerRevisionName).  Memoised on the raw
+    object and the template (both immutable by convention)."""
+    raw_obj = snap.raw.get(("StatefulSet", sts.key))
+    # the priority classes resolve the template compared with the raw one (template_hash)
+    key = (id(raw_obj), id(sts.template), tuple((k, id(v)) for k, v in snap.priority_classes.items()))
+    hit = _REVISIONS.get(key)
+    if hit is not None and hit[0] is raw_obj and hit[1] is sts.template and hit[2] == sts.name:
+        return hit[3]
+    rev = _compute_update_revision(snap, sts)
+    if len(_REVISIONS) >= _REVISIONS_MAX:
+        _REVISIONS.clear()
+    _REVISIONS[key] = (raw_obj, sts.template, sts.name, rev)
+    return rev
+
+
+def _compute_update_revision(snap: Snapshot, sts: StatefulSet) -> str:
     tpl, raw = template_for_hash(snap, "StatefulSet", sts.key, sts.template)
     collision = 0
     if raw is not None:
@@ -194,6 +239,8 @@ def _update_revision(snap: Snapshot, sts: StatefulSet) -> str:
 def _rolled_out(snap: Snapshot, sts: StatefulSet, revision: str) -> bool:
     """stateful_set_utils.go completeRollingUpdate's test on the status computeReplicaStatus gives:
     replicas, readyReplicas and updatedReplicas all equal spec.replicas."""
+    if len(index_of(snap).pods.get((sts.namespace, "StatefulSet", sts.name), ())) < sts.replicas:
+        return False  # fewer pods than replicas (a scale-up under way): the set's members are among them
     pods = [p for _, p in pods_of_statefulset(snap, sts)]
     ready = sum(1 for p in pods if is_running_and_ready(p))
     updated = sum(1 for p in pods if not p.terminating and get_pod_revision(p) == revision)

@@ -49,6 +49,7 @@ from models.remediation import (
     Variant,
     World,
     build_actions,
+    cost_of,
     view,
     without_classes,
 )
@@ -58,6 +59,7 @@ from planner.domain import Node, Pod
 from planner.engines.problem import build_problem
 from planner.engines.remediation.actions import COST_FIELDS, PREFERENCE, Action, Cost, Plan
 from planner.engines.remediation.candidates import (
+    MAX_ADDED_PER_ZONE,
     UNSCHEDULABLE_TAINT,
     Context,
     GroupSpec,
@@ -334,13 +336,20 @@ def choose(
         "_repaired": [],
     }
     proposed: set[tuple] = set()
+    # every plan cheaper than this was proposed (None: not known): see the proofs below
+    proven_below: float | None = 0
     while len(out.plans) < top and stats["rejected"] < MAX_REJECTED and not search.exhausted:
         res = solve_actions(am, opts)
         stats["solves"] += 1
-        if res.status not in ("optimal", "feasible"):
-            if res.status == "unknown":
-                out.notes.append(f"the model of the candidate actions gave no answer ({res.reason}): the plans found so far are printed")
+        if res.status == "infeasible":
+            proven_below = float("inf") if proven_below is not None else None
             break
+        if res.status not in ("optimal", "feasible"):
+            out.notes.append(f"the model of the candidate actions gave no answer ({res.reason}): the plans found so far are printed")
+            proven_below = None
+            break
+        if proven_below is not None:
+            proven_below = res.objective if res.status == "optimal" else None
         chosen = res.chosen
         key = tuple(sorted(chosen.items()))
         if key in proposed:  # cannot happen once blocked; a guard against a loop
@@ -365,31 +374,38 @@ def choose(
             # change; each family of them is tried with this plan, cheapest variant first, as the
             # enumeration tries pairs (the first variant that works ends its family)
             _repair(search, space, ctx, am, chosen, out, stats, top)
-    # the candidates the model proves cannot reach the goal alone
+    # the candidates the model proves cannot reach the goal alone.  The optima come cheapest
+    # first, so an option (a node group with any count) whose cost alone is below the last
+    # optimum and that was never proposed has no placement alone (or only one that contains a
+    # plan found): proven without another solve; a costlier one takes a solve of its own
+    found_families = [{space.actions[k].family if k in space.actions else k for k in f} for f in stats["_found"]]
     used = {a.label() for p in out.plans for a in p.actions} | {x["actions"][0] for x in out.rejected if len(x["actions"]) == 1}
     proofs = 0
     for oid, a in space.actions.items():
-        if a.label() in used or search.exhausted:
+        if a.label() in used or search.exhausted or any(f <= {a.family} for f in found_families):
             continue
-        alone = {oid: 1}
-        res = solve_actions(am, opts, am.only(alone))
-        proofs += 1
-        if res.status == "infeasible":
-            out.rejected.append({"actions": [a.label()], "reason": _explain(space, oid, opts) or _proof_reason(ctx, a)})
-    for gid, spec in space.groups.items():
-        if search.exhausted or any(a.type == "scale-node-group" and a.family == group_family(spec.group) for p in out.plans for a in p.actions):
+        if proven_below is None or _objective_of(am, {oid: 1}) >= proven_below:
+            proofs += 1
+            if solve_actions(am, opts, am.only({oid: 1})).status != "infeasible":
+                continue
+        out.rejected.append({"actions": [a.label()], "reason": _explain(space, oid, opts) or _proof_reason(ctx, a)})
+    for ng in am.problem.node_groups:
+        spec = space.groups[ng.id]
+        if search.exhausted or any(f <= {ng.id} for f in found_families) or proven_below is None:
             continue
-        k = am.problem.node_groups[list(space.groups).index(gid)].limit
-        res = solve_actions(am, opts, am.at_most({gid: k}))
-        proofs += 1
-        if res.status == "infeasible":
-            a = scale_node_group_action(ctx, spec, min(k, 3))
-            out.rejected.append({"actions": [a.label()], "reason": _proof_reason(ctx, a, nodes=k)})
+        if _objective_of(am, {ng.id: ng.limit}) < proven_below:
+            a = scale_node_group_action(ctx, spec, min(ng.limit, MAX_ADDED_PER_ZONE))
+            if a.label() not in used:
+                out.rejected.append({"actions": [a.label()], "reason": _proof_reason(ctx, a, nodes=ng.limit)})
     stats["proofs"] = proofs
     stats["seconds"] = round(time.monotonic() - t0, 3)
     del stats["_found"], stats["_repaired"]
     out.stats = stats
     return out
+
+
+def _objective_of(am: ActionModel, chosen: dict[str, int]) -> int:
+    return sum(w * c for w, c in zip(am.weights, cost_of(am, chosen)))
 
 
 def _verified(v: Any) -> dict[str, Any]:
