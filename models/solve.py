@@ -102,8 +102,40 @@ class ActionResult:
 def solve_actions(am: ActionModel, opts: SolveOptions | None = None, assumptions: list[Any] | None = None) -> ActionResult:
     """The cheapest plan of a remediation action model (models.remediation): the options chosen and
     the node counts.  ``assumptions``: literals held true for this solve only (ActionModel.only).
-    "feasible" is a plan found before the time limit that is not proven the cheapest."""
+    "feasible" is a plan found before the time limit that is not proven the cheapest.
+
+    The model's worlds (the pods kept, or every pod recreated from a changed template) are
+    exclusive: each is solved in turn, assumed active, and a later one only for a plan cheaper
+    than the best so far (a cut on the objective): the cheapest of them is the optimum.  On the
+    bench clusters this proves the optimum several times faster than one search over both."""
     opts = opts or SolveOptions()
+    best: ActionResult | None = None
+    wall = 0.0
+    for world in am.worlds.values():
+        extra = list(assumptions or []) + [world]
+        if best is not None and best.status in ("optimal", "feasible"):
+            cut = am.model.new_bool_var("cut")
+            am.model.add(am.objective <= best.objective - 1).only_enforce_if(cut)
+            extra.append(cut)
+        res = _solve_actions_once(am, opts, extra)
+        wall += res.wall_time
+        if res.status in ("optimal", "feasible"):
+            if best is not None and best.status == "feasible":
+                res.status = "feasible"
+            best = res
+        elif res.status == "unknown":
+            if best is None or best.status == "infeasible":
+                best = res
+            elif best.status == "optimal":
+                best.status = "feasible"  # a cheaper plan in this world was not ruled out
+        elif best is None:
+            best = res
+    assert best is not None
+    best.wall_time = wall
+    return best
+
+
+def _solve_actions_once(am: ActionModel, opts: SolveOptions, assumptions: list[Any]) -> ActionResult:
     model = am.model
     model.clear_assumptions()
     if assumptions:
@@ -118,7 +150,7 @@ def solve_actions(am: ActionModel, opts: SolveOptions | None = None, assumptions
     res = ActionResult(status="unknown", wall_time=solver.wall_time)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         res.status = "optimal" if status == cp_model.OPTIMAL else "feasible"
-        res.objective = int(solver.objective_value)
+        res.objective = int(round(solver.objective_value))
         for oid, lit in am.lits.items():
             if solver.boolean_value(lit):
                 res.chosen[oid] = 1

@@ -330,6 +330,7 @@ def choose(
         "worlds": len(am.problem.worlds),
         "build_seconds": round(time.monotonic() - t0, 3),
         "solves": 0,
+        "solve_seconds": 0.0,
         "proposed": 0,
         "rejected": 0,
         "_found": [],
@@ -339,8 +340,10 @@ def choose(
     # every plan cheaper than this was proposed (None: not known): see the proofs below
     proven_below: float | None = 0
     while len(out.plans) < top and stats["rejected"] < MAX_REJECTED and not search.exhausted:
+        t = time.monotonic()
         res = solve_actions(am, opts)
         stats["solves"] += 1
+        stats["solve_seconds"] += time.monotonic() - t
         if res.status == "infeasible":
             proven_below = float("inf") if proven_below is not None else None
             break
@@ -398,6 +401,7 @@ def choose(
             if a.label() not in used:
                 out.rejected.append({"actions": [a.label()], "reason": _proof_reason(ctx, a, nodes=ng.limit)})
     stats["proofs"] = proofs
+    stats["solve_seconds"] = round(stats["solve_seconds"], 3)
     stats["seconds"] = round(time.monotonic() - t0, 3)
     del stats["_found"], stats["_repaired"]
     out.stats = stats
