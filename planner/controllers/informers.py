@@ -80,12 +80,30 @@ class Index:
         k = self._owner(p.namespace, p.owner)
         if k is not None:
             self.pods.setdefault(k, {})[p.key] = None
+            self._log(k, True, p.key)
         self._stamp(p.creation_timestamp)
 
     def remove_pod(self, p: Pod) -> None:
         k = self._owner(p.namespace, p.owner)
         if k is not None:
             self.pods.get(k, {}).pop(p.key, None)
+            self._log(k, False, p.key)
+
+    def watch(self, owner: OwnerKey) -> list[tuple[bool, str]]:
+        """The log of the pods added (True) and removed (False) under ``owner`` from now on, for a
+        cache of that owner's pods kept across lookups (statefulset.pods_of_statefulset)."""
+        logs: dict[OwnerKey, list[tuple[bool, str]]] = self.__dict__.setdefault("_logs", {})
+        log = logs.get(owner)
+        if log is None:
+            log = logs[owner] = []
+        return log
+
+    def _log(self, owner: OwnerKey, added: bool, key: str) -> None:
+        logs = self.__dict__.get("_logs")
+        if logs:
+            log = logs.get(owner)
+            if log is not None:
+                log.append((added, key))
 
     def add_replicaset(self, rs: ReplicaSet) -> None:
         k = self._owner(rs.namespace, rs.owner)
@@ -167,6 +185,7 @@ class TrackedIndex(Index):
         k = (p.namespace, o.kind, o.name) if o is not None and o.controller else None
         if k is not None:
             self.pods.setdefault(k, {})[key] = None
+            self._log(k, True, key)
         self._stamp(p.creation_timestamp)
         self._track("Pod", key, p.creation_timestamp)
         self._deactivate(key)

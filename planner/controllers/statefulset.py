@@ -35,6 +35,7 @@ claims that already exist are not rewritten when the policy changes.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -143,21 +144,52 @@ def new_statefulset_claim(sts: StatefulSet, ordinal: int, template_name: str) ->
 
 def pods_of_statefulset(snap: Snapshot, sts: StatefulSet) -> list[tuple[int, Pod]]:
     """stateful_set.go getPodsForStatefulSet (ClaimPods reduced to the controller reference, then
-    isMemberOf): the set's pods with their ordinals, ascending."""
-    out = []
-    name, uid, pods = sts.name, sts.uid, snap.pods
-    for k in index_of(snap).pods.get((sts.namespace, "StatefulSet", name), ()):
-        p = pods.get(k)
-        if p is None:
-            continue
-        own = p.owner  # controlled_by, inline: this runs for every pod of the set on every sync
-        if own is None or not own.controller or own.kind != "StatefulSet" or own.name != name or (own.uid and uid and own.uid != uid):
-            continue
-        o = _ordinal(name, p.name)
-        if o >= 0:
-            out.append((o, p))
-    out.sort(key=_first)
-    return out
+    isMemberOf): the set's pods with their ordinals, ascending.
+
+    The members in ordinal order are kept with the index between lookups and brought up to date
+    from its log of the pods added and removed under the set (Index.watch): a replay syncs a set
+    of thousands of pods once per pod it creates."""
+    ix = index_of(snap)
+    owner = (sts.namespace, "StatefulSet", sts.name)
+    cache: dict = ix.__dict__.setdefault(_MEMBERS_ATTR, {})
+    ent = cache.get(owner)
+    pods = snap.pods
+    if ent is None or ent[0] != sts.uid:
+        log = ix.watch(owner)
+        order = []
+        for k in ix.pods.get(owner, ()):
+            p = pods.get(k)
+            if p is not None and _member(sts, p):
+                order.append((_ordinal(sts.name, p.name), k))
+        order.sort()
+        ent = cache[owner] = [sts.uid, log, len(log), order, {k for _, k in order}]
+    else:
+        _, log, pos, order, keys = ent
+        for added, k in log[pos:]:
+            if k in keys:
+                o = _ordinal(sts.name, k.partition("/")[2])
+                i = bisect.bisect_left(order, (o, k))
+                if i < len(order) and order[i] == (o, k):
+                    del order[i]
+                keys.discard(k)
+            if added:
+                p = pods.get(k)
+                if p is not None and _member(sts, p):
+                    bisect.insort(order, (_ordinal(sts.name, p.name), k))
+                    keys.add(k)
+        ent[2] = len(log)
+    return [(o, pods[k]) for o, k in ent[3] if k in pods]
+
+
+_MEMBERS_ATTR = "_statefulset_members"
+
+
+def _member(sts: StatefulSet, p: Pod) -> bool:
+    """controlled_by the set, with a ``<set>-<ordinal>`` name."""
+    own = p.owner
+    if own is None or not own.controller or own.kind != "StatefulSet" or own.name != sts.name or (own.uid and sts.uid and own.uid != sts.uid):
+        return False
+    return _ordinal(sts.name, p.name) >= 0
 
 
 def _first(x: tuple[int, Pod]) -> int:
@@ -314,6 +346,20 @@ def _template_of_revision(snap: Snapshot, sts: StatefulSet, revision: str, updat
 # --------------------------------------------------------------------------- the controller
 
 
+_MEMO_ATTR = "_statefulset_healthy_memo"
+
+
+def _healthy_memo(snap: Snapshot) -> dict:
+    """Per StatefulSet, the replicas a monotonic sync found healthy and available (pod objects, in
+    ordinal order) and the latest time one became available: kept with the controllers' index of
+    the snapshot (the replay's), so it lives as long as that index is kept current."""
+    ix = index_of(snap)
+    memo = ix.__dict__.get(_MEMO_ATTR)
+    if memo is None:
+        memo = ix.__dict__[_MEMO_ATTR] = {}
+    return memo
+
+
 def reconcile_statefulset(snap: Snapshot, key: str) -> list[Action]:
     """stateful_set_control.go UpdateStatefulSet / updateStatefulSet: one sync of one StatefulSet."""
     sts = snap.statefulsets.get(key)
@@ -347,9 +393,19 @@ class _StatefulSetSync:
             else:
                 self.condemned.append(p)
         self.condemned.sort(key=lambda p: -get_ordinal(sts, p))
+        # the replicas that the last sync found healthy and available (the very same pod objects)
+        # are so again: a sync of a set of thousands does not look at each of them again
+        self.memo_key = (sts.key, sts.ordinals_start, sts.min_ready_seconds, self.monotonic)
+        memo = _healthy_memo(snap).get(self.memo_key)
+        self.known = 0  # replicas[:known] are healthy and available (when monotonic)
+        self.known_at: datetime | None = None  # the latest time one of them becomes available
+        if memo is not None and self.monotonic:
+            pods, at = memo
+            if len(pods) <= n and self.replicas[: len(pods)] == pods:  # identity first: C speed
+                self.known, self.known_at = len(pods), at
         # the first unhealthy pod: in the replicas in ordinal order, else the lowest condemned one
         self.first_unhealthy: str | None = None
-        for i, r in enumerate(self.replicas):
+        for i, r in enumerate(self.replicas[self.known:], self.known):
             if not is_healthy(r):
                 self.first_unhealthy = r.key if r is not None else f"{sts.namespace}/{sts.pod_name(start + i)}"
                 break
@@ -366,7 +422,7 @@ class _StatefulSetSync:
 
     def run(self) -> list[Action]:
         sts = self.sts
-        if self._run_for_all(len(self.replicas), self.process_replica):
+        if self._run_replicas():
             return self.actions
         if self._run_for_all(len(self.condemned), self.process_condemned):
             return self.actions
@@ -388,6 +444,33 @@ class _StatefulSetSync:
             if not is_healthy(pod):
                 return self.actions
         return self.actions
+
+    def _run_replicas(self) -> bool:
+        """runForAll over the replicas (processReplica).  Monotonic: the replicas the last sync
+        found healthy and available are passed at once (processReplica does nothing for them but
+        wait until each is available: the clock moves to the latest of those times, as it would
+        pod by pod); the memo is then the healthy, available prefix this sync found."""
+        if not self.monotonic:
+            return self._run_for_all(len(self.replicas), self.process_replica)
+        if self.known_at is not None:
+            self.clock.wait_until(self.known_at)
+        latest = self.known_at
+        stop = None
+        for i in range(self.known, len(self.replicas)):
+            pod = self.replicas[i]
+            healthy = pod is not None and pod.phase == "Running" and not pod.terminating and is_running_and_ready(pod)
+            at = running_and_available_at(pod, self.sts.min_ready_seconds) if healthy and pod is not None else None
+            should_exit = self.process_replica(i)
+            if self.error or should_exit:
+                stop = i
+                break
+            if at is not None and (latest is None or at > latest):
+                latest = at
+        end = len(self.replicas) if stop is None else stop
+        prefix = self.replicas[:end]
+        if all(p is not None for p in prefix[self.known:]):
+            _healthy_memo(self.snap)[self.memo_key] = (prefix, latest)
+        return stop is not None
 
     def _run_for_all(self, count: int, fn: Callable[[int], bool]) -> bool:
         """stateful_set_control.go runForAll: monotonic stops at the first pod that blocks; burst

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from planner.domain import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod
+from planner.domain import CPU, EPHEMERAL_STORAGE, MEMORY, POD_IDENTITY_LABELS, PODS, Pod
 from planner.scheduler.framework import SKIP, ClusterState
 from planner.scheduler.plugins.interpodaffinity import filtering as ipa
 from planner.scheduler.plugins.interpodaffinity import kernels as interpodaffinity_kernels
@@ -88,6 +88,7 @@ class FastFilter:
         self.counts: dict[Any, np.ndarray] = {}
         self.count_keys: list[Any] = []  # counts' keys in insertion order (see _keys_matching)
         self.log: list[int] = []  # the node of every bind and delete, in order (see _resources)
+        self.count_identity = False  # some counted selector reads a pod identity label (_keys_matching)
         self.res_cache: dict[Any, list] = {}  # requests checked -> [mask, len(log) it reflects]
         self.key_cache: dict[Any, list] = {}
         # existing required anti-affinity terms: term key -> (AffinityTerm, pods per node)
@@ -136,7 +137,12 @@ class FastFilter:
     def _keys_matching(self, pod: Pod) -> list[Any]:
         """The count keys (self.counts, in order) that count ``pod``: found once per (namespace,
         labels, terminating), then for the keys added since."""
-        sig = (pod.namespace, tuple(sorted(pod.labels.items())), pod.terminating)
+        labels = pod.labels.items()
+        if not self.count_identity:
+            # no counted selector reads the pod identity labels: a StatefulSet's pods, which differ
+            # by them alone, share one entry
+            labels = ((k, v) for k, v in labels if k not in POD_IDENTITY_LABELS)  # type: ignore[assignment]
+        sig = (pod.namespace, tuple(sorted(labels)), pod.terminating)
         c = self.key_cache.get(sig)
         if c is None:
             if len(self.key_cache) > self.MAX_CACHE:
@@ -172,6 +178,10 @@ class FastFilter:
                 arr[i] = c
             self.counts[key] = arr
             self.count_keys.append(key)
+            sel = key[-1]
+            if not self.count_identity and sel is not None and _selector_reads_identity(sel):
+                self.count_identity = True
+                self.key_cache.clear()
         return arr
 
     def _scalar(self, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -316,6 +326,11 @@ class FastFilter:
                 if mod.filter(state, pod, infos[i]) is not None:
                     out[i] = False
         return out
+
+
+def _selector_reads_identity(sel: Any) -> bool:
+    keys = {k for k, _ in getattr(sel, "match_labels", ())} | {r.key for r in getattr(sel, "match_expressions", ())}
+    return bool(keys & set(POD_IDENTITY_LABELS)) or not hasattr(sel, "match_labels")
 
 
 def _key_matches(key: tuple, pod: Pod) -> bool:

@@ -76,7 +76,12 @@ from planner.errors import InputError, UsageError
 from planner.scheduler.framework import ClusterState, NodeInfo
 from planner.snapshot import Snapshot
 
-MAX_NEW_NODES = 10_000  # new nodes per node group in the model (at most one per pod to place)
+
+def new_nodes_limit(snap: Snapshot) -> int:
+    """The most new nodes the model adds to one node group: one per pod to place at most, and no
+    more than the cluster has nodes (a plan that more than doubles a cluster per group is not a
+    remedy; past_any_plan refuses the goals only such a plan could reach)."""
+    return max(MAX_ADDED_PER_ZONE, len(snap.nodes))
 MAX_REJECTED = 12  # plans the model proposes that verification rejects, before the search stops
 STAY, ROLL = "stay", "roll"
 FREE_TYPES = ("set-rollout-strategy", "set-pod-management-policy", "set-pvc-retention-policy")
@@ -191,7 +196,7 @@ def _claim_groups(problem: Any, pods: dict[str, Pod], claim_key: str) -> list[in
     return out
 
 
-def build_space(snap: Snapshot, ctx: Context, cands: list[Action], allow_destructive: bool, limit: int = MAX_NEW_NODES) -> _Space:
+def build_space(snap: Snapshot, ctx: Context, cands: list[Action], allow_destructive: bool, limit: int | None = None) -> _Space:
     goal = ctx.goal
     ref = goal.ref
     n = goal.replicas
@@ -224,7 +229,7 @@ def build_space(snap: Snapshot, ctx: Context, cands: list[Action], allow_destruc
         actions[oid] = a
     families = {a.family for a in cands if a.type == "scale-node-group"}
     # a node group never needs more new nodes than there are pods to place (each takes one)
-    limit = max(1, min(limit, n or 0))
+    limit = max(1, min(limit if limit is not None else new_nodes_limit(snap), n or 0))
     specs = [s for s in node_group_specs(ctx, limit) if group_family(s.group) in families] if families else []
     new_infos = _new_nodes(snap, specs)
     replaced = [_uncordoned(snap.nodes[name]) for name in uncordons if name in snap.nodes]

@@ -1,21 +1,23 @@
 """The search for the cheapest verified plans.
 
-For replica goals the search starts from CP-SAT over the check model (planner.engines.remediation.screen):
-one relax literal per constraint group a candidate action could loosen (spread constraints,
-anti-affinity relations, volume pins, zone capacity), every pod placed, relaxations minimised by
-the issue's lexicographic cost; the optima, each excluded with its supersets, are the minimal
-relaxation sets, and they order the candidate families.  They do not prune: an action can do more
-than relax its group (relax-anti-affinity also changes the running pods once they roll), and
-relaxing a group is not the action itself, so every plan is built and verified for real: the failure (check's minimal explanation, or the replay's stuck pods) names
-the constraint groups that block the goal; planner.engines.remediation.candidates turns each group into
-candidate actions; every candidate, then every pair of candidates that failed alone, is applied
-to a copy of the snapshot, patch by patch, and the goal decided again
-(planner.engines.remediation.verify: check and the replay for replicas, the replay for rollouts and
-scaling).  Candidates are tried in increasing lexicographic cost (data loss, availability risk,
-spread weakened, money, plain label changes); within a family of variants (maxSkew 2, 3, 4; one,
-two, three nodes) the first that works ends the family, so no plan is a superset or a costlier
-variant of another.  Pairs are only formed of candidates that failed alone, which keeps every
-plan minimal: none is a superset of a cheaper one.
+The failure (check's minimal explanation for replica goals, the replay's stuck pods for
+transitions) names the constraint groups that block the goal; planner.engines.remediation.candidates
+turns each into candidate actions.  Then:
+
+* replica goals: one CP-SAT model chooses the actions (planner.engines.remediation.choose,
+  models/remediation.py): one literal per candidate, each gating the constraints it changes, its
+  effect encoded (node groups by an integer count of new nodes), the objective the ranking's cost
+  order.  Its optimum, then the next optima (a verified plan excluded with every plan that
+  contains it, a rejected one alone), are verified until ``top`` plans; the candidates it cannot
+  weigh (a rollout strategy, the pod management policy) are added to a plan whose replay failed,
+  and the candidates it does not model are tried alone as below (``enumerate_plans``);
+* transitions (rollout, scale, replayed steps), which the replay decides and no placement model
+  does: every candidate, then every pair of candidates that failed alone, cheapest first
+  (``enumerate_plans``).
+
+Every plan is verified on the patched snapshot (planner.engines.remediation.verify: check and the
+replay for replicas, the replay for rollouts and scaling); the patched snapshots share the
+unchanged cluster with the snapshot they came from (Snapshot.derive).
 
 Ranking: a plan that reaches the goal as asked before any that changes it: those (scale-to, another
 replica count) are ``alternatives``, listed apart; then every non-destructive plan before every
@@ -42,7 +44,7 @@ from planner.engines.remediation.candidates import (
     replay_generate,
     scale_to_action,
 )
-from planner.engines.remediation.choose import choose
+from planner.engines.remediation.choose import choose, new_nodes_limit
 from planner.engines.remediation.helm import annotate_helm
 from planner.engines.remediation.jsonpatch import PatchError
 from planner.engines.remediation.verify import (
@@ -105,21 +107,23 @@ class Outcome:
 def past_any_plan(snap: Snapshot, goal: Goal) -> str:
     """Why no plan can reach the goal's replica count, or "": a bound no action can lift.  Every
     replica takes a pod slot; the actions change no node's allocatable pod slots and add at most
-    MAX_ADDED_PER_ZONE nodes per zone (and per the nodes without one), each cloned from a node
-    read, so no plan's cluster has more slots than every node's allocatable pods plus that many
-    nodes of the largest.  (Other pods may be scaled away and requests changed: only the slots
-    count.)"""
+    so many nodes per node group (and zone, and per the nodes without one: new_nodes_limit for a
+    replica goal, whose model counts them, MAX_ADDED_PER_ZONE for a scale goal, enumerated),
+    each cloned from a node read, so no plan's cluster has more slots than every node's
+    allocatable pods plus that many nodes of the largest.  (Other pods may be scaled away and
+    requests changed: only the slots count.)"""
     n = goal.replicas
     if goal.kind not in ("replicas", "scale") or n is None or n <= BOUND_SLACK:
         return ""
     slots = [node.allocatable.get("pods", 0) for node in snap.nodes.values()]
     groups = len(snap.zones) + 1
-    ceiling = sum(slots) + groups * MAX_ADDED_PER_ZONE * max(slots, default=0)
+    per_group = new_nodes_limit(snap) if goal.kind == "replicas" else MAX_ADDED_PER_ZONE
+    ceiling = sum(slots) + groups * per_group * max(slots, default=0)
     if n <= ceiling:
         return ""
     return (
         f"{n:,} replicas are past any plan: the {len(slots):,} node(s) have {sum(slots):,} pod slots in all, and adding up to "
-        f"{MAX_ADDED_PER_ZONE} node(s) in each of {groups} zone group(s) (at most {max(slots, default=0):,} slots each) gives at most {ceiling:,}"
+        f"{per_group:,} node(s) in each of {groups} zone group(s) (at most {max(slots, default=0):,} slots each) gives at most {ceiling:,}"
     )
 
 
