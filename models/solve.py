@@ -111,8 +111,8 @@ def solve_actions(am: ActionModel, opts: SolveOptions | None = None, assumptions
     opts = opts or SolveOptions()
     best: ActionResult | None = None
     wall = 0.0
-    for world in am.worlds.values():
-        extra = list(assumptions or []) + [world]
+    for w in am.problem.worlds:  # the world of no template change first: its plans cost least
+        extra = list(assumptions or []) + [am.worlds[w.name]]
         if best is not None and best.status in ("optimal", "feasible"):
             cut = am.model.new_bool_var("cut")
             am.model.add(am.objective <= best.objective - 1).only_enforce_if(cut)
