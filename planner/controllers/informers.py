@@ -98,6 +98,13 @@ class Index:
             log = logs[owner] = []
         return log
 
+    def touch(self, p: Pod) -> None:
+        """``p`` replaced the pod of its key in the snapshot (a bind): logged for the caches of
+        its owner's pods (watch)."""
+        k = self._owner(p.namespace, p.owner)
+        if k is not None:
+            self._log(k, True, p.key)
+
     def _log(self, owner: OwnerKey, added: bool, key: str) -> None:
         logs = self.__dict__.get("_logs")
         if logs:

@@ -196,6 +196,7 @@ class Reconciler:
         o = p.owner
         if o is None:
             return
+        self.index.touch(p)  # a cache of the owner's pods takes the new object
         if o.kind == "ReplicaSet":
             key = f"{p.namespace}/{o.name}"
             self.replicasets.add(key)

@@ -147,8 +147,9 @@ def pods_of_statefulset(snap: Snapshot, sts: StatefulSet) -> list[tuple[int, Pod
     isMemberOf): the set's pods with their ordinals, ascending.
 
     The members in ordinal order are kept with the index between lookups and brought up to date
-    from its log of the pods added and removed under the set (Index.watch): a replay syncs a set
-    of thousands of pods once per pod it creates."""
+    from its log of the pods added, changed and removed under the set (Index.watch, Index.touch:
+    the replay reports every pod it binds): a replay syncs a set of thousands of pods once per pod
+    it creates."""
     ix = index_of(snap)
     owner = (sts.namespace, "StatefulSet", sts.name)
     cache: dict = ix.__dict__.setdefault(_MEMBERS_ATTR, {})
@@ -162,23 +163,22 @@ def pods_of_statefulset(snap: Snapshot, sts: StatefulSet) -> list[tuple[int, Pod
             if p is not None and _member(sts, p):
                 order.append((_ordinal(sts.name, p.name), k))
         order.sort()
-        ent = cache[owner] = [sts.uid, log, len(log), order, {k for _, k in order}]
+        ent = cache[owner] = [sts.uid, log, len(log), order, [(o, pods[k]) for o, k in order]]
     else:
-        _, log, pos, order, keys = ent
-        for added, k in log[pos:]:
-            if k in keys:
+        _, log, pos, order, items = ent
+        if pos < len(log):
+            for _added, k in log[pos:]:
                 o = _ordinal(sts.name, k.partition("/")[2])
                 i = bisect.bisect_left(order, (o, k))
                 if i < len(order) and order[i] == (o, k):
                     del order[i]
-                keys.discard(k)
-            if added:
+                    del items[i]
                 p = pods.get(k)
-                if p is not None and _member(sts, p):
-                    bisect.insort(order, (_ordinal(sts.name, p.name), k))
-                    keys.add(k)
-        ent[2] = len(log)
-    return [(o, pods[k]) for o, k in ent[3] if k in pods]
+                if p is not None and p.key in ix.pods.get(owner, ()) and _member(sts, p):
+                    order.insert(i, (o, k))
+                    items.insert(i, (o, p))
+            ent[2] = len(log)
+    return list(ent[4])
 
 
 _MEMBERS_ATTR = "_statefulset_members"

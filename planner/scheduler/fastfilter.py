@@ -99,8 +99,8 @@ class FastFilter:
         # incoming pod (namespace, labels) -> [anti_keys looked at, keys whose term matches it,
         # anti_version of the mask, nodes those terms block (None: none)]
         self.anti_cache: dict[Any, list] = {}
-        # PodTopologySpread: id(pod spec) -> (spec, (namespace, labels) -> checks); checks by count key
-        self.spread_specs: dict[int, tuple[Any, dict[Any, list[SpreadCheck]]]] = {}
+        # PodTopologySpread (kernels._spread_checks); the checks by count key
+        self.spread_specs: dict[Any, list[SpreadCheck]] = {}  # what a pod's checks are made of -> its checks
         self.spread_by_count: dict[Any, list[SpreadCheck]] = {}
         for i, ni in enumerate(infos):
             for p in ni.pods_with_required_anti_affinity:
