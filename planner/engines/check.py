@@ -40,7 +40,11 @@ ORDERED_EXACT_GROUPS = 8  # larger OrderedReady problems try the unordered relax
 MAX_SEQUENCE_SIZE = 60_000  # steps x groups x classes
 
 
-def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None) -> CheckOutcome:
+def check_replicas(
+    snap: Snapshot, refs: list[WorkloadRef], replicas: int | None, opts: SolveOptions | None = None, explain: bool = True
+) -> CheckOutcome:
+    """``explain``: an unschedulable answer comes with its minimal explanation (False: the verdict
+    alone, for a caller that only needs it, such as remediate's search for the nearest count)."""
     opts = opts or SolveOptions()
     if replicas is not None and replicas < 0:
         raise UsageError(f"--replicas {replicas}: must be greater than or equal to 0")
@@ -49,10 +53,10 @@ def check_replicas(snap: Snapshot, refs: list[WorkloadRef], replicas: int | None
         if bound is not None:  # more than the cluster could ever hold: no pod is planned
             return bound_outcome(bound, replicas)
     plans = [plan_workload(snap, ref, replicas) for ref in refs]
-    return check_plans(snap, plans, opts)
+    return check_plans(snap, plans, opts, explain)
 
 
-def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions) -> CheckOutcome:
+def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, explain: bool = True) -> CheckOutcome:
     """check_replicas for plans made (planner.engines.workloads.Plan): their new pods placed
     beside the cluster's, removed pods gone; a witness verified through the filters, or a
     minimal explanation."""
@@ -77,12 +81,12 @@ def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions) -> CheckO
         # and its placement, replayed strictly in ordinal order through the filters, a witness.
         relaxed, rctx = build_problem(cluster, plans, relax_order=True)
         rstats = {**stats, "groups": len(relaxed.groups), "node_classes": len(relaxed.classes), "model": "unordered relaxation"}
-        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False)
+        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False, explain=explain)
         if out is not None:
             stats = rstats
             problem = relaxed
     if out is None:
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False, explain=explain)
     if out is None:
         # The final placements found cannot be ordered through the filters: decide exactly with
         # the sequenced model (one node per class when per-node domains are involved).
@@ -98,7 +102,7 @@ def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions) -> CheckO
             )
         stats["model"] = "ordered" if problem.ordered else "sequenced"
         stats["node_classes"] = len(problem.classes)
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered, explain=explain)
         if out is None:
             raise UnknownResult("unknown: no verified order found for the model's placement; planner gives no answer rather than a wrong one")
     out.plans = plans
@@ -118,7 +122,9 @@ def bound_outcome(bound: RoomBound, replicas: int | None) -> CheckOutcome:
     return CheckOutcome(False, {}, explanation, [plan], None, stats, [])
 
 
-def _attempt(problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveOptions, stats: dict, sequenced: bool) -> CheckOutcome | None:
+def _attempt(
+    problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveOptions, stats: dict, sequenced: bool, explain: bool = True
+) -> CheckOutcome | None:
     built = models.build(problem)
     if sequenced:
         add_sequence(built)
@@ -127,6 +133,8 @@ def _attempt(problem: Problem, ctx: Context, cluster: ClusterState, opts: SolveO
     if res.status == "unknown":
         raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
     if res.status == "infeasible":
+        if not explain:
+            return CheckOutcome(False, {}, [], [], problem, stats, [])
         core = minimise_core(built, res.core, opts)
         return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, stats, [])
     placement = order_witness(problem, ctx, res.x, cluster, res.sequence or None)

@@ -396,7 +396,7 @@ def choose(
             proofs += 1
             if solve_actions(am, opts, am.only({oid: 1})).status != "infeasible":
                 continue
-        out.rejected.append({"actions": [a.label()], "reason": _explain(space, oid, opts) or _proof_reason(ctx, a)})
+        out.rejected.append({"actions": [a.label()], "reason": _explain(space, oid, opts, ctx.failure.text) or _proof_reason(ctx, a)})
     for ng in am.problem.node_groups:
         spec = space.groups[ng.id]
         if search.exhausted or any(f <= {ng.id} for f in found_families) or proven_below is None:
@@ -461,13 +461,12 @@ def _repair(search: Any, space: _Space, ctx: Context, am: ActionModel, chosen: d
             am.block_exact(more)
 
 
-def _explain(space: _Space, oid: str, opts: SolveOptions) -> str | None:
-    """check's explanation of why the goal still fails with the option alone, from the model of
-    its world: a template change's variant (every pod recreated from the changed template), or
-    the goal's own problem for an option that changes nothing check sees (a rollout strategy, the
-    pod management policy), each built alone and explained by check's own words
-    (planner.engines.check.explain_core) on a small core (models.solve.quick_core: cheap, not
-    minimised)."""
+def _explain(space: _Space, oid: str, opts: SolveOptions, failure: str = "") -> str | None:
+    """check's explanation of why the goal still fails with the option alone: for a template
+    change, from its variant's problem (every pod recreated from the changed template), built
+    alone and explained in check's own words (planner.engines.check.explain_core) on a small core
+    (models.solve.quick_core: cheap, not minimised); for an option that changes nothing check
+    sees (a rollout strategy, the pod management policy), the goal's own failure (``failure``)."""
     from models import build
     from models.solve import quick_core
     from planner.engines.capacity import reason_of
@@ -483,8 +482,8 @@ def _explain(space: _Space, oid: str, opts: SolveOptions) -> str | None:
         # the variant's pods under their own names (they were renamed to share the problem)
         problem = replace(variant, groups=[replace(g, pods=b.pods) for g, b in zip(variant.groups, w.problem.groups)])
     elif a.type in FREE_TYPES:
-        problem = worlds[STAY].problem
-        w = worlds[STAY]
+        # no change check sees: the goal's own failure, as check explained it
+        return f"check: still unschedulable: {failure}" if failure else None
     else:
         return None
     # the problem as it is without any option: the nodes options add or uncordon left out

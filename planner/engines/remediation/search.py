@@ -279,7 +279,7 @@ class Search:
                 if tries > MAX_SCALE_TRIES or self.exhausted:
                     return None
                 self.verifications += 1
-                v = evaluate(self.snap, goal, self.opts, self.seed, replicas=m, replay=goal.kind != "replicas")
+                v = evaluate(self.snap, goal, self.opts, self.seed, replicas=m, replay=goal.kind != "replicas", explain=False)
                 if v.ok:
                     return m
         return None

@@ -311,8 +311,11 @@ def evaluate(
     replicas: int | None = None,
     template_changed: bool = False,
     replay: bool = True,
+    explain: bool = True,
 ) -> Verdict:
-    """Does ``snap`` reach the goal?  ``replicas`` overrides the goal's count (scale-to plans)."""
+    """Does ``snap`` reach the goal?  ``replicas`` overrides the goal's count (scale-to plans);
+    ``explain``: a failing check's reason with check's minimal explanation (False: "unschedulable"
+    alone, for a search that needs the verdict only)."""
     n = goal.replicas if replicas is None else replicas
     detail: dict[str, Any] = {}
     if goal.kind == "replicas":
@@ -321,7 +324,7 @@ def evaluate(
 
         base = rolled(snap, goal.ref) if template_changed else snap
         try:
-            out = check_replicas(base, [goal.ref], n, opts)
+            out = check_replicas(base, [goal.ref], n, opts, explain=explain)
         except UnknownResult as e:
             return Verdict(False, str(e), {"check": "unknown"})
         except (InputError, UsageError) as e:
