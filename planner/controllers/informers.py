@@ -294,8 +294,9 @@ def index_of(snap: Snapshot) -> Index:
     if hit is not None and hit[0] == pods and hit[1] == rss:
         cached: Index = hit[2]
         return cached
-    # a derived snapshot: its parent's index, changes applied (tracked_index), not every pod again
-    ix = tracked_index(snap) if snap.derivation() is not None else Index(snap)
+    # a derived snapshot: its parent's index, changes applied (tracked_index's, kept on the
+    # snapshot; only read here), not every pod again
+    ix = _kept(snap) if snap.derivation() is not None else Index(snap)
     snap.__dict__[_CACHED_ATTR] = (pods, rss, ix)
     return ix
 

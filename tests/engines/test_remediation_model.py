@@ -222,3 +222,19 @@ def test_model_first_plan_costs_no_more_than_the_enumeration(case):
     trial, g = apply_plan(snap, goal, [p for a in new.actions for p in a.patches])
     n = next((a.replicas for a in new.actions if a.replicas is not None), None)
     assert evaluate(trial, g, OPTS, replicas=n, template_changed=any(a.rolls_template for a in new.actions)).ok
+
+
+def test_a_goal_only_the_order_defeats_falls_back_to_the_enumeration():
+    """seed 001 as OrderedReady at 4 replicas: the model (check's unordered relaxation) places the
+    pods with no change, while check in ordinal order does not. The model cannot tell the
+    candidates apart, so they are tried one by one and in pairs, as before: the Parallel policy
+    (the order goes) is among the plans, every one verified."""
+    from tests.engines.test_remediation import _ordered
+
+    snap = load_snapshot([str(_ordered())])
+    goal = Goal(parse_workload("statefulset/search", None), "replicas", 4)
+    out = remediate(snap, goal, top=5, opts=OPTS)
+    assert any("order the pods are created in" in n for n in out.notes)
+    assert out.stats["model"]["proposed"] == 0
+    assert any(a.type == "set-pod-management-policy" for p in out.plans for a in p.actions)
+    assert all(p.verified == {"check": True, "replay": True} for p in out.plans)

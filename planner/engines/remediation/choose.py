@@ -96,6 +96,7 @@ class Chosen:
     stats: dict[str, Any] = field(default_factory=dict)
     leftover: list[Action] = field(default_factory=list)  # candidates the model could not take: verified as before
     notes: list[str] = field(default_factory=list)
+    fallback: bool = False  # the model could not tell the candidates apart: all of them are enumerated
 
 
 @dataclass
@@ -197,6 +198,9 @@ def _claim_groups(problem: Any, pods: dict[str, Pod], claim_key: str) -> list[in
 
 
 def build_space(snap: Snapshot, ctx: Context, cands: list[Action], allow_destructive: bool, limit: int | None = None) -> _Space:
+    """The action model of a replica goal's candidates (module docstring): its two worlds built
+    by planner.engines.problem on the cluster with the nodes options add or uncordon, the template
+    changes as variants of the rolled world, the options' cost vectors."""
     goal = ctx.goal
     ref = goal.ref
     n = goal.replicas
@@ -359,6 +363,14 @@ def choose(
         if proven_below is not None:
             proven_below = res.objective if res.status == "optimal" else None
         chosen = res.chosen
+        if not chosen:
+            # the model places the pods with no change while check does not: check's order (an
+            # OrderedReady set's ordinals) is what fails, which the model relaxes; it cannot tell
+            # the candidates apart, so they are tried one by one and in pairs, as for transitions
+            out.notes.append("the goal fails only in the order the pods are created in, which the action model does not see: the candidates were tried one by one")
+            out.leftover = [a for a in cands if a.type != "scale-to"]
+            out.fallback = True
+            break
         key = tuple(sorted(chosen.items()))
         if key in proposed:  # cannot happen once blocked; a guard against a loop
             break
@@ -386,11 +398,13 @@ def choose(
     # first, so an option (a node group with any count) whose cost alone is below the last
     # optimum and that was never proposed has no placement alone (or only one that contains a
     # plan found): proven without another solve; a costlier one takes a solve of its own
+    if out.fallback:
+        proven_below = None
     found_families = [{space.actions[k].family if k in space.actions else k for k in f} for f in stats["_found"]]
     used = {a.label() for p in out.plans for a in p.actions} | {x["actions"][0] for x in out.rejected if len(x["actions"]) == 1}
     proofs = 0
     for oid, a in space.actions.items():
-        if a.label() in used or search.exhausted or any(f <= {a.family} for f in found_families):
+        if out.fallback or a.label() in used or search.exhausted or any(f <= {a.family} for f in found_families):
             continue
         if proven_below is None or _objective_of(am, {oid: 1}) >= proven_below:
             proofs += 1

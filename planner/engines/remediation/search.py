@@ -331,7 +331,7 @@ def remediate(
             if m is not None:
                 rest.append(scale_to_action(ctx, m))
                 annotate_helm(snap, rest[-1:])
-        more, more_rejected, _ = enumerate_plans(search, rest, top, pairs=False)
+        more, more_rejected, _ = enumerate_plans(search, rest, top, pairs=chosen.fallback)
         plans += more
         rejected += more_rejected
     else:
