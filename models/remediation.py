@@ -19,9 +19,11 @@ own:
   family only the variant has only while it is on (``families``).  Options that change different
   families combine exactly (a spread constraint, an anti-affinity term, the tolerations, the
   requests are different families); two options that change the same family are never combined;
-* a node group (``NodeGroupOption``) has an integer count of new nodes: each potential node is a
-  class of its own (its allocatable already less its DaemonSet pods), present only while the
-  count reaches it (Built.optional: no pod there otherwise, and no topology domain of its own);
+* a node group (``NodeGroupOption``) has an integer count of new nodes: its potential nodes are
+  one class (identical nodes: the group's template, its allocatable already less its DaemonSet
+  pods) whose number of nodes is that count (Built.sizes: every encoder reads a class's size
+  through models.placement.size_of), with no pod and no topology domain while it is 0
+  (Built.optional);
 * ``gated`` classes are existing nodes the pods may use only with an option (a cordoned node,
   uncordoned); ``unpins`` are static exclusions an option removes (a claim deleted: its volume's
   pin goes, an upper bound of the action: the new claim is provisioned where the pod goes);

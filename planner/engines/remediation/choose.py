@@ -6,10 +6,10 @@ in one of two worlds, the running pods kept where they run (the goal's new pods 
 them), or, once any option changes the pod template, every pod recreated from the changed
 template (claims kept: rolled, as verification checks a template change).  Exactly encoded:
 
-* ``scale-node-group``: an integer count of new nodes per node group (per zone), each node the
+* ``scale-node-group``: an integer count of new nodes per node group (per zone), the nodes the
   group's sanitised template with its DaemonSet pods bound (as ``capacity --add-nodes`` and
-  verification build it), its own class, present only while the count reaches it: its room and,
-  for a hostname or a new zone, its topology domain;
+  verification build them), one node class whose number of nodes is the count: their room and,
+  for a hostname or a new zone, their topology domains;
 * ``uncordon``: the node, uncordoned, usable only with the option;
 * template changes (``raise-max-skew``, ``set-when-unsatisfiable``, ``narrow-spread-selector``,
   ``add-match-label-keys``, ``relax-anti-affinity``, ``add-toleration``, ``set-requests``): the
@@ -20,18 +20,21 @@ template (claims kept: rolled, as verification checks a template change).  Exact
 and as an upper bound: ``delete-pvc`` lifts the volume pin of the pod whose claim it deletes
 (the new claim may still be restricted where it is provisioned).  ``set-rollout-strategy`` and
 ``set-pod-management-policy`` change nothing the check model sees (a rollout's course, the order
-pods are created in: the model is already check's unordered relaxation); they are options of their
-cost that the model adds only to a set whose verification failed.
+pods are created in: the model is already check's unordered relaxation); a plan whose check
+passed but whose replay failed is tried with each family of them (_repair).  When the model
+places the pods with no change at all (only check's creation order defeats the goal), it cannot
+tell the candidates apart: they are enumerated as for transitions (Chosen.fallback).
 
 The objective is the plan's cost in the ranking's order (destructive last unless
 ``allow_destructive``, then data loss, availability risk, assumptions, spread weakened, money,
 label changes, pods restarted, then the number of actions and the action types' preference), so
 the optimum is the plan that ranks first.  Each solution is verified as every plan is (check and
 the replay on the patched snapshot, planner.engines.remediation.verify); a verified plan is
-excluded with every plan that contains it (no printed plan is a superset of another), a rejected
-one alone, and the next optimum is taken, until ``top`` plans, MAX_REJECTED rejections, or the
-search's budget.  Candidates the model proves cannot reach the goal alone (no placement with that
-option alone) are listed as rejected, with that reason, without a replay.
+excluded with every plan that contains it or another variant of its changes (no printed plan is
+a superset of another), a rejected one alone, and the next optimum is taken, until ``top``
+plans, MAX_REJECTED rejections, or the search's budget.  Candidates the model proves cannot
+reach the goal alone (cheaper than the last optimum and never proposed, or by a solve) are
+listed as rejected, with check's explanation of their effect, without a replay.
 """
 
 from __future__ import annotations
