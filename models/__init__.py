@@ -7,6 +7,9 @@ solves.  ``models.solve.solve`` is the only solve entry.
 
 from __future__ import annotations
 
+from typing import Any
+
+from models.cpsat import cp_model
 from models.defaultpreemption import add_victims
 from models.interpodaffinity import add_affinity, add_anti, add_anti_families
 from models.noderesources import add_capacity
@@ -17,8 +20,11 @@ from models.problem import Problem
 from models.volumebinding import add_static_claims
 
 
-def build(problem: Problem) -> Built:
-    b = build_placement(problem)
+def build(
+    problem: Problem, model: cp_model.CpModel | None = None, optional: dict[int, Any] | None = None, sizes: dict[int, Any] | None = None
+) -> Built:
+    """The whole model of ``problem``; ``model``, ``optional``, ``sizes``: see models.placement.build_placement."""
+    b = build_placement(problem, model, optional, sizes)
     add_victims(b)
     add_capacity(b)
     for s in problem.spreads:

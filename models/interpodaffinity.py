@@ -17,7 +17,7 @@ pods are added, so the problem builder turns it into static exclusions.  Here:
 from __future__ import annotations
 
 from models.cpsat import cp_model
-from models.placement import Built, at_least_one
+from models.placement import Built, at_least_one, size_of
 from models.problem import Affinity, AntiAffinity
 
 
@@ -48,6 +48,8 @@ def _nodes_used(b: Built, g: int, c: int) -> cp_model.IntVar:
         cls = b.problem.classes[c]
         count = b.problem.groups[g].count
         hit = m.new_int_var(0, cls.size, f"used[{g},{c}]")
+        if c in b.sizes:
+            m.add(hit <= b.sizes[c])
         x = b.x[g, c]
         m.add(hit <= x)
         m.add(hit * count >= x)
@@ -69,10 +71,10 @@ def add_anti(b: Built, a: AntiAffinity) -> None:
                 continue  # filtering.go satisfyPodAntiAffinity: a node without the key is in no domain
             if a.a == a.b:
                 # one pod of the group per node
-                m.add(b.x[a.a, c.index] <= c.size).only_enforce_if(lit)
+                m.add(b.x[a.a, c.index] <= size_of(b, c)).only_enforce_if(lit)
                 m.add(_nodes_used(b, a.a, c.index) == b.x[a.a, c.index]).only_enforce_if(lit)
             else:
-                m.add(_nodes_used(b, a.a, c.index) + _nodes_used(b, a.b, c.index) <= c.size).only_enforce_if(lit)
+                m.add(_nodes_used(b, a.a, c.index) + _nodes_used(b, a.b, c.index) <= size_of(b, c)).only_enforce_if(lit)
         return
     for v in _values(b, a.topology_key):
         cls = p.classes_in(a.topology_key, v)
@@ -84,27 +86,40 @@ def add_anti(b: Built, a: AntiAffinity) -> None:
 
 def add_anti_families(b: Built) -> None:
     """Per-node anti-affinity among pods that all repel one another (a StatefulSet's pods in
-    ordered mode are one group each): together they use distinct nodes, so at most one per node."""
+    ordered mode are one group each, as are a rolled StatefulSet's pods pinned to different
+    zones): together they use distinct nodes, so at most one per node.  A family is a workload's
+    groups that repel one another pairwise on the key (else, those among them with the same
+    labels); the constraint holds while every pair's guard does."""
     p = b.problem
     m = b.model
     pairs = {(a.a, a.b, a.topology_key) for a in p.anti if a.per_node}
     selfs = {(a.a, a.topology_key) for a in p.anti if a.per_node and a.a == a.b}
-    families: dict[tuple, list[int]] = {}
-    for g, key in sorted(selfs):
-        fam = (p.groups[g].workload, tuple(sorted(p.groups[g].labels.items())), key)
-        families.setdefault(fam, []).append(g)
     guards = {(a.a, a.b, a.topology_key): gd.lit for a in p.anti for gd in b.guards if gd.ref is a}
-    for (_, _, key), members in families.items():
+
+    def clique(members: list[int], key: str) -> bool:
+        return all((x, y, key) in pairs and (x, y, key) in guards for i, x in enumerate(members) for y in members[i:])
+
+    by_workload: dict[tuple, list[int]] = {}
+    for g, key in sorted(selfs):
+        by_workload.setdefault((p.groups[g].workload, key), []).append(g)
+    families: list[tuple[str, list[int]]] = []
+    for (_, key), members in by_workload.items():
+        if clique(members, key):
+            families.append((key, members))
+            continue
+        by_labels: dict[tuple, list[int]] = {}
+        for g in members:
+            by_labels.setdefault(tuple(sorted(p.groups[g].labels.items())), []).append(g)
+        families.extend((key, ms) for ms in by_labels.values() if clique(ms, key))
+    for key, members in families:
         if len(members) < 2:
             continue
-        if not all((x, y, key) in pairs for i, x in enumerate(members) for y in members[i + 1:]):
-            continue
-        lits = [guards[(x, x, key)] for x in members]
+        lits = [guards[(x, y, key)] for i, x in enumerate(members) for y in members[i:]]
         for c in p.classes:
             if key not in c.node_keys:
                 continue
             # pairwise repelling pods: one per node in the class
-            m.add(sum(b.x[g, c.index] for g in members) <= c.size).only_enforce_if(lits)
+            m.add(sum(b.x[g, c.index] for g in members) <= size_of(b, c)).only_enforce_if(lits)
 
 
 def add_affinity(b: Built, f: Affinity) -> None:

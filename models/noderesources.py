@@ -13,12 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 from models.cpsat import cp_model
-from models.placement import Built, at_least_one
+from models.placement import Built, at_least_one, size_of
 from models.problem import NodeClass
 
 # CP-SAT checks that no linear constraint can overflow int64; amounts of exabytes (valid, if
 # absurd, quantities: a node's free room saturates at 2^63-1) times a class's node count would.
 SAFE = 1 << 40
+
+
+def _divisor(big: int) -> int:
+    """What numbers up to ``big`` are divided by to stay under SAFE."""
+    return 1 if big <= SAFE else -(-big // SAFE)
 
 
 def at_most(terms: list[tuple[int, Any, int]], rhs: int) -> tuple[list[tuple[int, Any]], int] | None:
@@ -32,9 +37,21 @@ def at_most(terms: list[tuple[int, Any, int]], rhs: int) -> tuple[list[tuple[int
     total = sum(q * ub for q, _, ub in terms)
     if total <= rhs:
         return None
-    big = max(total, rhs, *(q for q, _, _ in terms))
-    k = 1 if big <= SAFE else -(-big // SAFE)
+    k = _divisor(max(total, rhs, *(q for q, _, _ in terms)))
     return [(q // k, v) for q, v, _ in terms if q // k > 0], rhs // k
+
+
+def at_most_per_node(terms: list[tuple[int, Any, int]], free: int, nodes_ub: int) -> tuple[list[tuple[int, Any]], int] | None:
+    """at_most for a class whose number of nodes n is a variable (0..nodes_ub, Built.sizes; no pod
+    on it while n is 0): ``sum(q * v) <= free * n`` as ``sum(q' * v) <= f' * n``.  None when one
+    node already takes every term at its bound; scaled by k as at_most does, with
+    ``f' = ceil(free / k)`` so that the original still implies it."""
+    free = max(free, 0)
+    total = sum(q * ub for q, _, ub in terms)
+    if total <= free:
+        return None
+    k = _divisor(max(total, free * max(nodes_ub, 1), *(q for q, _, _ in terms)))
+    return [(q // k, v) for q, v, _ in terms if q // k > 0], -(-free // k)
 
 
 def add_capacity(b: Built) -> None:
@@ -47,11 +64,14 @@ def add_capacity(b: Built) -> None:
         if c.victims:
             _add_preempting(b, c, lit)
             continue
+        size = size_of(b, c)
+        fixed = isinstance(size, int)
         for g in p.groups:
             # one node holds at most cap[g] pods of g: size * cap bounds the class (the only bound
-            # on x[g, c] but its count, which x's domain already has)
-            room = c.size * max(c.cap[g.index], 0)
-            if room < g.count:
+            # on x[g, c] but its count, which x's domain already has; min'd with it so that a
+            # variable size's product stays within int64)
+            room = size * min(max(c.cap[g.index], 0), g.count)
+            if not fixed or room < g.count:
                 m.add(b.x[g.index, c.index] <= room).only_enforce_if(lit)
         if len(p.groups) > 1:
             # groups sharing the class share its free resources and pod slots
@@ -60,13 +80,20 @@ def add_capacity(b: Built) -> None:
             if "pods" in c.free:
                 shared.append(("pods", c.free["pods"], [(1, b.x[g.index, c.index], g.count) for g in p.groups]))
             for _, free, terms in shared:
-                fit = at_most(terms, c.size * max(free, 0)) if terms else None
-                if fit is not None:
-                    m.add(sum(q * v for q, v in fit[0]) <= fit[1]).only_enforce_if(lit)
+                if not terms:
+                    continue
+                if fixed:
+                    fit = at_most(terms, c.size * max(free, 0))
+                    if fit is not None:
+                        m.add(sum(q * v for q, v in fit[0]) <= fit[1]).only_enforce_if(lit)
+                    continue
+                per = at_most_per_node(terms, free, c.size)
+                if per is not None:
+                    m.add(sum(q * v for q, v in per[0]) <= per[1] * size).only_enforce_if(lit)
         for g in p.groups:
-            if g.host_ports and c.size < min(g.count, c.cap[g.index] * c.size):
+            if g.host_ports and (not fixed or c.size < min(g.count, c.cap[g.index] * c.size)):
                 # NodePorts: two pods asking for the same host port never share a node
-                m.add(b.x[g.index, c.index] <= c.size).only_enforce_if(lit)
+                m.add(b.x[g.index, c.index] <= size).only_enforce_if(lit)
 
 
 def _add_preempting(b: Built, c: NodeClass, lit: cp_model.IntVar) -> None:

@@ -13,7 +13,7 @@ driver, so that a core names the driver whose attach limit ran out.
 
 from __future__ import annotations
 
-from models.placement import Built
+from models.placement import Built, size_of
 
 
 def add_volume_limits(b: Built) -> None:
@@ -26,7 +26,7 @@ def add_volume_limits(b: Built) -> None:
             if k > 0:
                 by_class.setdefault(c, []).append((g, k))
         for c, terms in sorted(by_class.items()):
-            size = p.classes[c].size
+            size = size_of(b, p.classes[c])
             room = vl.room(c)
             for g, k in terms:
                 # x[g, c]: one node takes at most room // k pods of g

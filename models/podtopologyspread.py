@@ -32,12 +32,17 @@ domain, never the minimum (E less the preempted victims of d is a lower bound on
 carrier arrives, whenever they are evicted; E + A an upper bound on any domain's count, so the
 minimum is left as without preemption): a relaxation of every order of evictions and bindings,
 and the witness, replayed with the victims gone, checks it.
+
+Nodes that may not exist (Built.optional: the nodes a remediation may add) are domains only while
+they exist: a domain made only of such nodes takes part in the global minimum (and in the number
+of domains minDomains compares) only when one of them is there, as PreFilter only counts the
+domains of the nodes it lists.
 """
 
 from __future__ import annotations
 
 from models.cpsat import cp_model
-from models.placement import Built, at_least_one
+from models.placement import Built, at_least_one, divisor_of, present
 from models.problem import Spread
 
 
@@ -74,6 +79,8 @@ def _add_zone(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
     total_new = sum(p.groups[g].count for g in s.matchers)
     ub = max([s.existing.get(d, 0) for d in s.domains] + [0]) + total_new
     # gmin: the global minimum over eligible domains at the end
+    elig = set(s.eligible)
+    presence = {d: present(b, [c for c in _classes_of_domain(b, s, d) if c in elig], f"spread[{s.index}].present[{d}]") for d in s.domains}
     if s.forced_zero_min or not s.domains:
         gmin: cp_model.LinearExprT = 0
     else:
@@ -82,9 +89,9 @@ def _add_zone(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
         for d in s.domains:
             cv = m.new_int_var(0, ub, f"spread[{s.index}].count[{d}]")
             m.add(cv == counts[d])
-            cvars.append(cv)
             b.aux[("spread_count", s.index, d)] = cv
-        m.add_min_equality(gmin, cvars)
+            cvars.append(_counted(b, cv, presence[d], ub, f"spread[{s.index}].counted[{d}]"))
+        _min_with_domains(b, s, gmin, cvars, [presence[d] for d in s.domains], ub)
     b.aux[("spread_min", s.index)] = gmin
     matching_carriers = [g for g, sm in s.carriers.items() if sm]
     other_carriers = [g for g, sm in s.carriers.items() if not sm]
@@ -113,6 +120,8 @@ def _add_per_node(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
     maxe = max(list(s.existing_per_node.values()) + [0])
     # lo[c]: the least loaded node of class c at the end: E[c] + floor(T[c] / size)
     lows = []
+    presence = []
+    nodes: list = []  # per class: its number of nodes (domains)
     for c in p.classes:
         if c.index not in elig:
             continue
@@ -120,18 +129,21 @@ def _add_per_node(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
         fl = m.new_int_var(0, total_new, f"spread[{s.index}].floor[{c.index}]")
         tv = m.new_int_var(0, total_new, f"spread[{s.index}].T[{c.index}]")
         m.add(tv == t)
-        m.add_division_equality(fl, tv, c.size)
+        m.add_division_equality(fl, tv, divisor_of(b, c))
         lows.append(s.existing_per_node.get(c.index, 0) + fl)
+        presence.append(b.optional.get(c.index))
+        nodes.append(b.sizes.get(c.index, c.size))
     if s.forced_zero_min or not lows:
         gmin: cp_model.LinearExprT = 0
     else:
-        gmin = m.new_int_var(0, maxe + total_new, f"spread[{s.index}].min")
+        ub = maxe + total_new
+        gmin = m.new_int_var(0, ub, f"spread[{s.index}].min")
         lvars = []
         for i, lo in enumerate(lows):
-            v = m.new_int_var(0, maxe + total_new, f"spread[{s.index}].low[{i}]")
+            v = m.new_int_var(0, ub, f"spread[{s.index}].low[{i}]")
             m.add(v == lo)
-            lvars.append(v)
-        m.add_min_equality(gmin, lvars)
+            lvars.append(_counted(b, v, presence[i], ub, f"spread[{s.index}].counted[{i}]"))
+        _min_with_domains(b, s, gmin, lvars, presence, ub, nodes)
     b.aux[("spread_min", s.index)] = gmin
     matching_carriers = [g for g, sm in s.carriers.items() if sm]
     other_carriers = [g for g, sm in s.carriers.items() if not sm]
@@ -144,8 +156,8 @@ def _add_per_node(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
             ce = m.new_int_var(0, total_new, f"spread[{s.index}].ceil[{c.index}]")
             # ceil(A / size) = floor((A + size - 1) / size)
             shifted = m.new_int_var(0, total_new + c.size, f"spread[{s.index}].As[{c.index}]")
-            m.add(shifted == av + c.size - 1)
-            m.add_division_equality(ce, shifted, c.size)
+            m.add(shifted == av + divisor_of(b, c) - 1)
+            m.add_division_equality(ce, shifted, divisor_of(b, c))
             has = at_least_one(b, av, total_new, f"spread[{s.index}].has[{c.index}]")
             m.add(e - b.freed(s.victims.get(c.index, [])) + ce <= s.max_skew + gmin).only_enforce_if([has, lit])
         if other_carriers:
@@ -175,7 +187,7 @@ def _add_ordered(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
                 tv = m.new_int_var(0, n_before, f"spread[{s.index}].P[{t},{c.index}]")
                 m.add(tv == sum((b.x[g, c.index] for g in matchers), cp_model.LinearExpr.sum([])))  # type: ignore[arg-type]
                 fl = m.new_int_var(0, n_before, f"spread[{s.index}].fl[{t},{c.index}]")
-                m.add_division_equality(fl, tv, c.size)
+                m.add_division_equality(fl, tv, divisor_of(b, c))
                 lows[c.index] = s.existing_per_node.get(c.index, 0) + fl
             for c in p.classes:
                 here = b.x[t, c.index]
@@ -190,7 +202,9 @@ def _add_ordered(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
                     if c2 == c.index:
                         continue
                     # 'existing matching num' + 'self-match' - 'global minimum' <= 'maxSkew'
-                    m.add(mine + sm - s.max_skew <= other).only_enforce_if([on, lit])
+                    # (a node that may not exist bounds the minimum only while it does)
+                    there = b.optional.get(c2)
+                    m.add(mine + sm - s.max_skew <= other).only_enforce_if([on, lit] + ([there] if there is not None else []))
         else:
             counts = _zone_counts(b, s, before)
             for d in s.domains:
@@ -203,7 +217,43 @@ def _add_ordered(b: Built, s: Spread, lit: cp_model.IntVar) -> None:
                     continue
                 for e2 in s.domains:
                     if e2 != d:
-                        m.add(own + sm - s.max_skew <= counts[e2]).only_enforce_if([on, lit])
+                        there = present(b, [c for c in _classes_of_domain(b, s, e2) if c in elig], f"spread[{s.index}].present[{e2}]")
+                        m.add(own + sm - s.max_skew <= counts[e2]).only_enforce_if([on, lit] + ([there] if there is not None else []))
+
+
+def _counted(b: Built, v: cp_model.IntVar, there: cp_model.IntVar | None, ub: int, name: str) -> cp_model.IntVar:
+    """``v`` as the global minimum reads it: the domain's count while its node exists, else the
+    upper bound (a domain that is not there never is the minimum)."""
+    if there is None:
+        return v
+    w = b.model.new_int_var(0, ub, name)
+    b.model.add(w == v).only_enforce_if(there)
+    b.model.add(w == ub).only_enforce_if(there.negated())
+    return w
+
+
+def _min_with_domains(b: Built, s: Spread, gmin: cp_model.IntVar, values: list, presence: list, ub: int, nodes: list | None = None) -> None:
+    """gmin = the minimum of ``values``; with domains that may not exist, 0 while fewer domains
+    than minDomains exist (filtering.go: the global minimum is 0 below minDomains).  ``nodes``
+    (per-node domains): how many domains each value stands for (a class's nodes, maybe a variable)."""
+    m = b.model
+    if not any(x is not None for x in presence) or s.min_domains <= 1:
+        m.add_min_equality(gmin, values)
+        return
+    if nodes is None:
+        nodes = [1] * len(presence)
+    fixed = sum(n for x, n in zip(presence, nodes) if x is None)
+    optional = [(n if not isinstance(n, int) else n * x) for x, n in zip(presence, nodes) if x is not None]
+    if fixed >= s.min_domains:
+        m.add_min_equality(gmin, values)
+        return
+    mn = m.new_int_var(0, ub, f"spread[{s.index}].minall")
+    m.add_min_equality(mn, values)
+    few = m.new_bool_var(f"spread[{s.index}].fewdomains")
+    m.add(fixed + sum(optional) <= s.min_domains - 1).only_enforce_if(few)
+    m.add(fixed + sum(optional) >= s.min_domains).only_enforce_if(few.negated())
+    m.add(gmin == 0).only_enforce_if(few)
+    m.add(gmin == mn).only_enforce_if(few.negated())
 
 
 def _as_bool(b: Built, var: cp_model.IntVar, name: str) -> cp_model.IntVar:

@@ -14,7 +14,8 @@ A task is a context manager::
 
 Callers that speak in callbacks get adapters: :func:`callback` turns the
 ``progress(stage, done, total)`` calls of an engine (the remediation search) into tasks, one per
-stage, and accepts the older one-argument ``progress(message)`` too (a status line).
+stage (a "stage: detail" text names the item at work in the same stage's task), and accepts the
+older one-argument ``progress(message)`` too (a status line).
 """
 
 from __future__ import annotations
@@ -193,7 +194,9 @@ def status(message: str) -> None:
 
 class _StageCallback:
     """progress(stage, done, total) -> one task per stage, finished when the stage changes; a
-    single argument is a status message."""
+    single argument is a status message.  A stage written "stage: detail" (e.g. "verifying plans:
+    uncordon") is the task of "stage", its description the whole text: a detail that changes from
+    call to call (the item at work) keeps one task, so that its count and time left run on."""
 
     def __init__(self) -> None:
         self.stage: str | None = None
@@ -203,12 +206,13 @@ class _StageCallback:
         if done is None and total is None:
             status(stage)
             return
-        if stage != self.stage:
+        key = stage.partition(": ")[0]
+        if key != self.stage:
             self.task.close()
-            self.stage = stage
+            self.stage = key
             self.task = task(stage, total=total or None)
             self.task.__enter__()
-        self.task.update(done=done, total=total or None)
+        self.task.update(done=done, total=total or None, description=stage if stage != self.task.description else None)
         if total and done is not None and done >= total:
             self.task.close()
             self.task = NULL_TASK

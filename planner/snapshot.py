@@ -132,10 +132,52 @@ class Snapshot:
     def base_cluster(self) -> ClusterState:
         """ClusterState.from_snapshot(self), built once: what kube-scheduler's cache holds for this
         snapshot (150,000 pods take half a second).  Clone it before changing anything; change the
-        snapshot itself only on a copy (a copy builds its own)."""
+        snapshot itself only on a copy (a copy builds its own, unless it was ``derived``: then
+        from its parent's, changes applied).  The same node infos in the same order with the same
+        pods in the same order, and the volume objects of this snapshot."""
         base = self.__dict__.get("_base_cluster")
         if base is None:
-            base = self.__dict__["_base_cluster"] = ClusterState.from_snapshot(self)
+            parent = self.__dict__.get("_derived")
+            base = self._derived_cluster(*parent) if parent is not None else None
+            if base is None:
+                base = ClusterState.from_snapshot(self)
+            self.__dict__["_base_cluster"] = base
+        return base
+
+    def derive(self, parent: Snapshot, removed: Iterable[Pod] = (), added: Iterable[Pod] = (), nodes: Iterable[str] = ()) -> None:
+        """Record that this snapshot (a copy of ``parent``, Snapshot.copy) differs from it by the
+        pods ``removed`` (keys gone from ``pods``) and ``added`` (new keys, at the end of
+        ``pods``) and the Node objects named in ``nodes`` (replaced in place, or new at the end
+        of ``nodes``): base_cluster() is then the parent's with those changes (the unchanged
+        prefix of the cluster is shared, not rebuilt), as planner.controllers.informers derives
+        the controllers' index.  A remediation's verifications build thousands of nodes' worth
+        of state once instead of once per plan."""
+        self.__dict__["_derived"] = (parent, list(removed), list(added), list(nodes))
+
+    def derivation(self) -> tuple[Snapshot, list[Pod], list[Pod], list[str]] | None:
+        """derive()'s record: (parent, removed pods, added pods, node names), or None."""
+        d: tuple[Snapshot, list[Pod], list[Pod], list[str]] | None = self.__dict__.get("_derived")
+        return d
+
+    def _derived_cluster(self, parent: Snapshot, removed: list[Pod], added: list[Pod], nodes: list[str]) -> ClusterState | None:
+        if self.namespaces is not parent.namespaces and self.namespaces != parent.namespaces:
+            return None
+        if any(n in parent.nodes and n not in self.nodes for n in nodes) or self.csinodes != parent.csinodes:
+            return None  # a node deleted, or CSINodes changed: built afresh
+        from planner.scheduler.framework import NodeInfo
+
+        new = {n for n in nodes if n not in parent.nodes}
+        base = parent.base_cluster().with_nodes(
+            [NodeInfo(node) for name, node in self.nodes.items() if name in new] if new else [],
+            [self.nodes[n] for n in nodes if n in parent.nodes],
+        )
+        for p in removed:
+            if p.spec.node_name and not p.terminal:
+                base.remove_pod(p)
+        for p in added:
+            if p.spec.node_name and p.spec.node_name in base.by_name and not p.terminal:
+                base.add_pod(p)
+        base.pvcs, base.pvs, base.storage_classes = dict(self.pvcs), dict(self.pvs), dict(self.storage_classes)
         return base
 
     def copy(self) -> Snapshot:
@@ -261,7 +303,22 @@ class Snapshot:
         return g
 
     def owned_pods(self, kind: str, key: str) -> list[Pod]:
-        """Pods a Deployment (through its ReplicaSets) or StatefulSet controls."""
+        """Pods a Deployment (through its ReplicaSets) or StatefulSet controls (the Pod nodes under
+        it in ``ownership``; found by owner names without building that graph)."""
+        ns, _, name = key.partition("/")
+        if kind == "StatefulSet":
+            if key not in self.statefulsets:
+                return []
+            return [p for p in self.pods.values() if p.owner is not None and p.owner.kind == kind and p.owner.name == name and p.namespace == ns]
+        if kind == "Deployment":
+            if key not in self.deployments:
+                return []
+            rss = {
+                rs.name
+                for rs in self.replicasets.values()
+                if rs.namespace == ns and rs.owner is not None and rs.owner.kind == "Deployment" and rs.owner.name == name
+            }
+            return [p for p in self.pods.values() if p.owner is not None and p.owner.kind == "ReplicaSet" and p.owner.name in rss and p.namespace == ns]
         import networkx as nx
 
         g = self.ownership

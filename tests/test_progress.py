@@ -91,6 +91,22 @@ def test_callback_adapter_turns_stages_into_tasks():
     assert ("candidates", 3, 3) in rec.finals() and ("verifying", 1, 10) in rec.finals()
 
 
+def test_callback_stage_with_a_detail_is_one_task():
+    """"stage: detail": the detail changes the task's description, not the task (its count and
+    time left run on); another stage is another task."""
+    rec = Recorder()
+    with progress.reporting(rec):
+        cb = progress.callback()
+        cb("verifying plans: uncordon", 0, 3)
+        cb("verifying plans: add-toleration", 1, 3)
+        cb("verifying plans: scale-node-group", 2, 3)
+        cb("verifying each change alone: uncordon", 0, 5)
+        cb.close()
+    assert [d for d, _t, _u in rec.tasks()] == ["verifying plans: uncordon", "verifying each change alone: uncordon"]
+    assert ("verifying plans: scale-node-group", 2, 3) in rec.finals()
+    assert ("change", "verifying plans: add-toleration", 1, 3, "") in rec.events
+
+
 # --------------------------------------------------------------------------- who reports what
 
 

@@ -38,11 +38,11 @@ def collect_claims(snap: Snapshot) -> list[Action]:
     snapshot may hold pods without their ReplicaSet simply because it was not exported.
     """
     out: list[Action] = []
-    for key in sorted(snap.pvcs):
+    owned = [k for k, c in snap.pvcs.items() if c.owner is not None and not c.terminating]  # most claims have no owner
+    for key in sorted(owned):
         pvc = snap.pvcs[key]
         o = pvc.owner
-        if o is None or pvc.terminating:
-            continue
+        assert o is not None
         okey = f"{pvc.namespace}/{o.name}"
         owner_obj = snap.statefulsets.get(okey) if o.kind == "StatefulSet" else snap.pods.get(okey) if o.kind == "Pod" else None
         if o.kind not in ("StatefulSet", "Pod"):

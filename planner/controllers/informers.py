@@ -80,12 +80,37 @@ class Index:
         k = self._owner(p.namespace, p.owner)
         if k is not None:
             self.pods.setdefault(k, {})[p.key] = None
+            self._log(k, True, p.key)
         self._stamp(p.creation_timestamp)
 
     def remove_pod(self, p: Pod) -> None:
         k = self._owner(p.namespace, p.owner)
         if k is not None:
             self.pods.get(k, {}).pop(p.key, None)
+            self._log(k, False, p.key)
+
+    def watch(self, owner: OwnerKey) -> list[tuple[bool, str]]:
+        """The log of the pods added (True) and removed (False) under ``owner`` from now on, for a
+        cache of that owner's pods kept across lookups (statefulset.pods_of_statefulset)."""
+        logs: dict[OwnerKey, list[tuple[bool, str]]] = self.__dict__.setdefault("_logs", {})
+        log = logs.get(owner)
+        if log is None:
+            log = logs[owner] = []
+        return log
+
+    def touch(self, p: Pod) -> None:
+        """``p`` replaced the pod of its key in the snapshot (a bind): logged for the caches of
+        its owner's pods (watch)."""
+        k = self._owner(p.namespace, p.owner)
+        if k is not None:
+            self._log(k, True, p.key)
+
+    def _log(self, owner: OwnerKey, added: bool, key: str) -> None:
+        logs = self.__dict__.get("_logs")
+        if logs:
+            log = logs.get(owner)
+            if log is not None:
+                log.append((added, key))
 
     def add_replicaset(self, rs: ReplicaSet) -> None:
         k = self._owner(rs.namespace, rs.owner)
@@ -167,6 +192,7 @@ class TrackedIndex(Index):
         k = (p.namespace, o.kind, o.name) if o is not None and o.controller else None
         if k is not None:
             self.pods.setdefault(k, {})[key] = None
+            self._log(k, True, key)
         self._stamp(p.creation_timestamp)
         self._track("Pod", key, p.creation_timestamp)
         self._deactivate(key)
@@ -193,6 +219,20 @@ class TrackedIndex(Index):
         super().remove_replicaset(rs)
         self._untrack("ReplicaSet", rs.key)
 
+    def copy(self) -> TrackedIndex:
+        """An index equal to this one that changes apart from it."""
+        c = TrackedIndex.__new__(TrackedIndex)
+        c.pods = {k: dict(v) for k, v in self.pods.items()}
+        c.replicasets = {k: dict(v) for k, v in self.replicasets.items()}
+        c.latest = self.latest
+        c._times = dict(self._times)
+        c._count = dict(self._count)
+        c._heap = list(self._heap)
+        c._active = {k: dict(v) for k, v in self._active.items()}
+        c._active_of = dict(self._active_of)
+        c._building = False
+        return c
+
     def begin_pass(self) -> None:
         heap, count = self._heap, self._count
         while heap and count.get(heap[0][1], 0) <= 0:
@@ -201,6 +241,43 @@ class TrackedIndex(Index):
 
 
 _CACHED_ATTR = "_planner_controllers_cached_index"
+_TRACKED_ATTR = "_planner_controllers_tracked_index"
+
+
+def tracked_index(snap: Snapshot) -> TrackedIndex:
+    """A TrackedIndex of ``snap`` for a replay to keep (a copy: the caller's to change).  A
+    snapshot derived from another (Snapshot.derive: a remediation's patched snapshot) gets its
+    parent's, the pods it removed and added applied, kept (unchanged) on the snapshot for the
+    next copy: the index of the unchanged cluster is built once, not once per replay.  Equal to
+    TrackedIndex(snap): the same keys per owner in the same order (removed keys gone, added ones
+    last, as the snapshot's pods are), the same creation times and active pods."""
+    kept = snap.__dict__.get(_TRACKED_ATTR)
+    if kept is None:
+        d = snap.derivation()
+        if d is None:
+            return TrackedIndex(snap)
+        parent, removed, added, _ = d
+        kept = _kept(parent).copy()
+        for p in removed:
+            kept.remove_pod(p)
+        for p in added:
+            kept.add_pod(p)
+        kept.begin_pass()
+        snap.__dict__[_TRACKED_ATTR] = kept
+    return kept.copy()
+
+
+def _kept(snap: Snapshot) -> TrackedIndex:
+    kept = snap.__dict__.get(_TRACKED_ATTR)
+    if kept is None:
+        d = snap.derivation()
+        if d is None:
+            kept = TrackedIndex(snap)
+        else:
+            tracked_index(snap)
+            kept = snap.__dict__[_TRACKED_ATTR]
+        snap.__dict__[_TRACKED_ATTR] = kept
+    return kept
 
 
 def index_of(snap: Snapshot) -> Index:
@@ -217,7 +294,9 @@ def index_of(snap: Snapshot) -> Index:
     if hit is not None and hit[0] == pods and hit[1] == rss:
         cached: Index = hit[2]
         return cached
-    ix = Index(snap)
+    # a derived snapshot: its parent's index, changes applied (tracked_index's, kept on the
+    # snapshot; only read here), not every pod again
+    ix = _kept(snap) if snap.derivation() is not None else Index(snap)
     snap.__dict__[_CACHED_ATTR] = (pods, rss, ix)
     return ix
 

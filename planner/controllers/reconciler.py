@@ -27,7 +27,7 @@ from planner.controllers.actions import (
 )
 from planner.controllers.deployment import _reconcile_deployment, reconcile_deployment
 from planner.controllers.garbagecollector import collect_claims, release_volume
-from planner.controllers.informers import _INDEX_ATTR, Index, TrackedIndex, indexed
+from planner.controllers.informers import _INDEX_ATTR, Index, TrackedIndex, indexed, tracked_index
 from planner.controllers.replicaset import _reconcile_replicaset, reconcile_replicaset
 from planner.controllers.statefulset import reconcile_statefulset, sync_statefulset_status
 from planner.domain import Pod, ReplicaSet
@@ -169,9 +169,11 @@ class Reconciler:
     bind), ``pod_removed`` and ``tables_changed`` (after a step).
     """
 
-    def __init__(self, snap: Snapshot) -> None:
+    def __init__(self, snap: Snapshot, base: Snapshot | None = None) -> None:
+        """``base``: the snapshot ``snap`` was copied from (the index comes from it:
+        informers.tracked_index, shared with the snapshots derived from it)."""
         self.snap = snap
-        self.index = TrackedIndex(snap)
+        self.index = tracked_index(base) if base is not None else TrackedIndex(snap)
         self.attach()
         self.everything = True
         self.deployments: set[str] = set()
@@ -195,6 +197,7 @@ class Reconciler:
         o = p.owner
         if o is None:
             return
+        self.index.touch(p)  # a cache of the owner's pods takes the new object
         if o.kind == "ReplicaSet":
             key = f"{p.namespace}/{o.name}"
             self.replicasets.add(key)

@@ -35,13 +35,15 @@ claims that already exist are not rewritten when the policy changes.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from planner.controllers.actions import Action, CreateClaim, CreatePod, DeleteClaim, DeletePod
-from planner.controllers.controller_utils import available_at, controlled_by, is_pod_ready, object_uid
+from planner.controllers.controller_utils import available_at, is_pod_ready, object_uid
 from planner.controllers.informers import Clock, index_of, indexed
 from planner.controllers.intstr import scaled_value
 from planner.controllers.template_hash import template_for_hash
@@ -70,13 +72,26 @@ MAX_UNAVAILABLE_STATEFULSET = True
 _STATEFUL_POD = re.compile(r"^(.*)-([0-9]+)$")
 
 
+_ORDINALS: dict[tuple[str, str], int] = {}
+_ORDINALS_MAX = 1 << 20
+
+
 def get_ordinal(sts: StatefulSet, pod: Pod) -> int:
     """stateful_set_utils.go getParentNameAndOrdinal: the ordinal, or -1 when the pod's name is
-    not ``<sts>-<number>``."""
-    m = _STATEFUL_POD.match(pod.name)
-    if m is None or m.group(1) != sts.name:
-        return -1
-    return int(m.group(2))
+    not ``<sts>-<number>`` (memoised: a replay asks for every pod of a set on every sync)."""
+    return _ordinal(sts.name, pod.name)
+
+
+def _ordinal(sts_name: str, pod_name: str) -> int:
+    key = (sts_name, pod_name)
+    hit = _ORDINALS.get(key)
+    if hit is None:
+        m = _STATEFUL_POD.match(pod_name)
+        hit = -1 if m is None or m.group(1) != sts_name else int(m.group(2))
+        if len(_ORDINALS) >= _ORDINALS_MAX:
+            _ORDINALS.clear()
+        _ORDINALS[key] = hit
+    return hit
 
 
 def new_statefulset_pod(sts: StatefulSet, ordinal: int, revision: str = "") -> Pod:
@@ -129,15 +144,56 @@ def new_statefulset_claim(sts: StatefulSet, ordinal: int, template_name: str) ->
 
 def pods_of_statefulset(snap: Snapshot, sts: StatefulSet) -> list[tuple[int, Pod]]:
     """stateful_set.go getPodsForStatefulSet (ClaimPods reduced to the controller reference, then
-    isMemberOf): the set's pods with their ordinals, ascending."""
-    out = []
-    for p in index_of(snap).owned_pods(snap, sts.namespace, "StatefulSet", sts.name):
-        if controlled_by(p.owner, "StatefulSet", sts.name, sts.uid):
-            o = get_ordinal(sts, p)
-            if o >= 0:
-                out.append((o, p))
-    out.sort(key=lambda x: x[0])
-    return out
+    isMemberOf): the set's pods with their ordinals, ascending.
+
+    The members in ordinal order are kept with the index between lookups and brought up to date
+    from its log of the pods added, changed and removed under the set (Index.watch, Index.touch:
+    the replay reports every pod it binds): a replay syncs a set of thousands of pods once per pod
+    it creates."""
+    ix = index_of(snap)
+    owner = (sts.namespace, "StatefulSet", sts.name)
+    cache: dict = ix.__dict__.setdefault(_MEMBERS_ATTR, {})
+    ent = cache.get(owner)
+    pods = snap.pods
+    if ent is None or ent[0] != sts.uid:
+        log = ix.watch(owner)
+        order = []
+        for k in ix.pods.get(owner, ()):
+            p = pods.get(k)
+            if p is not None and _member(sts, p):
+                order.append((_ordinal(sts.name, p.name), k))
+        order.sort()
+        ent = cache[owner] = [sts.uid, log, len(log), order, [(o, pods[k]) for o, k in order]]
+    else:
+        _, log, pos, order, items = ent
+        if pos < len(log):
+            for _added, k in log[pos:]:
+                o = _ordinal(sts.name, k.partition("/")[2])
+                i = bisect.bisect_left(order, (o, k))
+                if i < len(order) and order[i] == (o, k):
+                    del order[i]
+                    del items[i]
+                p = pods.get(k)
+                if p is not None and p.key in ix.pods.get(owner, ()) and _member(sts, p):
+                    order.insert(i, (o, k))
+                    items.insert(i, (o, p))
+            ent[2] = len(log)
+    return list(ent[4])
+
+
+_MEMBERS_ATTR = "_statefulset_members"
+
+
+def _member(sts: StatefulSet, p: Pod) -> bool:
+    """controlled_by the set, with a ``<set>-<ordinal>`` name."""
+    own = p.owner
+    if own is None or not own.controller or own.kind != "StatefulSet" or own.name != sts.name or (own.uid and sts.uid and own.uid != sts.uid):
+        return False
+    return _ordinal(sts.name, p.name) >= 0
+
+
+def _first(x: tuple[int, Pod]) -> int:
+    return x[0]
 
 
 def get_pod_revision(pod: Pod) -> str:
@@ -173,10 +229,31 @@ def get_statefulset_max_unavailable(sts: StatefulSet) -> int:
 # --------------------------------------------------------------------------- revisions and status
 
 
+# (id(raw object), id(template)) -> (raw object, template, name, revision): the objects are held,
+# so their ids stay unique; a replay asks on every sync of every set
+_REVISIONS: dict[tuple, tuple[Any, Any, str, str]] = {}
+_REVISIONS_MAX = 4096
+
+
 def _update_revision(snap: Snapshot, sts: StatefulSet) -> str:
     """The revision of the current template (getStatefulSetRevisions / newRevision): the cluster's
     status.updateRevision while the template is the one that was read (and observed), else
-    ``<sts>-<hash>`` of the template (history.ControllerRevisionName)."""
+    ``<sts>-<hash>`` of the template (history.ControllerRevisionName).  Memoised on the raw
+    object and the template (both immutable by convention)."""
+    raw_obj = snap.raw.get(("StatefulSet", sts.key))
+    # the priority classes resolve the template compared with the raw one (template_hash)
+    key = (id(raw_obj), id(sts.template), tuple((k, id(v)) for k, v in snap.priority_classes.items()))
+    hit = _REVISIONS.get(key)
+    if hit is not None and hit[0] is raw_obj and hit[1] is sts.template and hit[2] == sts.name:
+        return hit[3]
+    rev = _compute_update_revision(snap, sts)
+    if len(_REVISIONS) >= _REVISIONS_MAX:
+        _REVISIONS.clear()
+    _REVISIONS[key] = (raw_obj, sts.template, sts.name, rev)
+    return rev
+
+
+def _compute_update_revision(snap: Snapshot, sts: StatefulSet) -> str:
     tpl, raw = template_for_hash(snap, "StatefulSet", sts.key, sts.template)
     collision = 0
     if raw is not None:
@@ -194,6 +271,8 @@ def _update_revision(snap: Snapshot, sts: StatefulSet) -> str:
 def _rolled_out(snap: Snapshot, sts: StatefulSet, revision: str) -> bool:
     """stateful_set_utils.go completeRollingUpdate's test on the status computeReplicaStatus gives:
     replicas, readyReplicas and updatedReplicas all equal spec.replicas."""
+    if len(index_of(snap).pods.get((sts.namespace, "StatefulSet", sts.name), ())) < sts.replicas:
+        return False  # fewer pods than replicas (a scale-up under way): the set's members are among them
     pods = [p for _, p in pods_of_statefulset(snap, sts)]
     ready = sum(1 for p in pods if is_running_and_ready(p))
     updated = sum(1 for p in pods if not p.terminating and get_pod_revision(p) == revision)
@@ -267,6 +346,20 @@ def _template_of_revision(snap: Snapshot, sts: StatefulSet, revision: str, updat
 # --------------------------------------------------------------------------- the controller
 
 
+_MEMO_ATTR = "_statefulset_healthy_memo"
+
+
+def _healthy_memo(snap: Snapshot) -> dict:
+    """Per StatefulSet, the replicas a monotonic sync found healthy and available (pod objects, in
+    ordinal order) and the latest time one became available: kept with the controllers' index of
+    the snapshot (the replay's), so it lives as long as that index is kept current."""
+    ix = index_of(snap)
+    memo = ix.__dict__.get(_MEMO_ATTR)
+    if memo is None:
+        memo = ix.__dict__[_MEMO_ATTR] = {}
+    return memo
+
+
 def reconcile_statefulset(snap: Snapshot, key: str) -> list[Action]:
     """stateful_set_control.go UpdateStatefulSet / updateStatefulSet: one sync of one StatefulSet."""
     sts = snap.statefulsets.get(key)
@@ -300,9 +393,19 @@ class _StatefulSetSync:
             else:
                 self.condemned.append(p)
         self.condemned.sort(key=lambda p: -get_ordinal(sts, p))
+        # the replicas that the last sync found healthy and available (the very same pod objects)
+        # are so again: a sync of a set of thousands does not look at each of them again
+        self.memo_key = (sts.key, sts.ordinals_start, sts.min_ready_seconds, self.monotonic)
+        memo = _healthy_memo(snap).get(self.memo_key)
+        self.known = 0  # replicas[:known] are healthy and available (when monotonic)
+        self.known_at: datetime | None = None  # the latest time one of them becomes available
+        if memo is not None and self.monotonic:
+            pods, at = memo
+            if len(pods) <= n and self.replicas[: len(pods)] == pods:  # identity first: C speed
+                self.known, self.known_at = len(pods), at
         # the first unhealthy pod: in the replicas in ordinal order, else the lowest condemned one
         self.first_unhealthy: str | None = None
-        for i, r in enumerate(self.replicas):
+        for i, r in enumerate(self.replicas[self.known:], self.known):
             if not is_healthy(r):
                 self.first_unhealthy = r.key if r is not None else f"{sts.namespace}/{sts.pod_name(start + i)}"
                 break
@@ -319,7 +422,7 @@ class _StatefulSetSync:
 
     def run(self) -> list[Action]:
         sts = self.sts
-        if self._run_for_all(len(self.replicas), self.process_replica):
+        if self._run_replicas():
             return self.actions
         if self._run_for_all(len(self.condemned), self.process_condemned):
             return self.actions
@@ -341,6 +444,33 @@ class _StatefulSetSync:
             if not is_healthy(pod):
                 return self.actions
         return self.actions
+
+    def _run_replicas(self) -> bool:
+        """runForAll over the replicas (processReplica).  Monotonic: the replicas the last sync
+        found healthy and available are passed at once (processReplica does nothing for them but
+        wait until each is available: the clock moves to the latest of those times, as it would
+        pod by pod); the memo is then the healthy, available prefix this sync found."""
+        if not self.monotonic:
+            return self._run_for_all(len(self.replicas), self.process_replica)
+        if self.known_at is not None:
+            self.clock.wait_until(self.known_at)
+        latest = self.known_at
+        stop = None
+        for i in range(self.known, len(self.replicas)):
+            pod = self.replicas[i]
+            healthy = pod is not None and pod.phase == "Running" and not pod.terminating and is_running_and_ready(pod)
+            at = running_and_available_at(pod, self.sts.min_ready_seconds) if healthy and pod is not None else None
+            should_exit = self.process_replica(i)
+            if self.error or should_exit:
+                stop = i
+                break
+            if at is not None and (latest is None or at > latest):
+                latest = at
+        end = len(self.replicas) if stop is None else stop
+        prefix = self.replicas[:end]
+        if all(p is not None for p in prefix[self.known:]):
+            _healthy_memo(self.snap)[self.memo_key] = (prefix, latest)
+        return stop is not None
 
     def _run_for_all(self, count: int, fn: Callable[[int], bool]) -> bool:
         """stateful_set_control.go runForAll: monotonic stops at the first pod that blocks; burst

@@ -87,11 +87,14 @@ def check_replicas(
     opts: SolveOptions | None = None,
     profile: Profile | None = None,
     source: str | None = None,
+    explain: bool = True,
 ) -> CheckOutcome:
     """Can the workloads run ``replicas`` (default: each one's spec.replicas)?  ``source``: what
     asked for the count (an option), named in the error for one too large to plan.  ``profile``: the scheduling profile whose filters decide (--scheduler-config; None: the
     default profile): a filter it disables adds no constraint, its DoNotSchedule default spread
-    constraints are the constraints of pods without their own."""
+    constraints are the constraints of pods without their own.  ``explain``: an unschedulable
+    answer comes with its minimal explanation (False: the verdict alone, for a caller that only
+    needs it, such as remediate's search for the nearest count)."""
     opts = opts or SolveOptions()
     if replicas is not None and replicas < 0:
         raise UsageError(f"--replicas {replicas}: must be greater than or equal to 0")
@@ -101,14 +104,14 @@ def check_replicas(
         if bound is not None:  # more than the cluster could ever hold: no pod is planned
             return bound_outcome(bound, replicas)
     plans = _plans(snap, refs, replicas, profile, source)
-    return check_plans(snap, plans, opts, profile)
+    return check_plans(snap, plans, opts, profile, explain)
 
 
-def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: Profile | None = None) -> CheckOutcome:
+def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: Profile | None = None, explain: bool = True) -> CheckOutcome:
     """check_replicas for plans made (planner.engines.workloads.Plan): their new pods placed
     beside the cluster's, removed pods gone; a witness verified through the filters, or a
-    minimal explanation.  ``profile``: as check_replicas's (the plans' new pods already defaulted
-    by it: _plans)."""
+    minimal explanation.  ``profile``, ``explain``: as check_replicas's (the plans' new pods already
+    defaulted by it: _plans)."""
     enabled = _enabled(profile)
     notes = [n for p in plans for n in p.notes]
     if not any(p.new for p in plans):
@@ -116,7 +119,8 @@ def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: 
     cluster = cluster_after_plans(snap, plans)
     filters = None if profile is None else profile.filters
     pre = _preemption_input(snap, plans, cluster)
-    explain = pre is None  # with preemption possible, an unschedulable answer comes from its model
+    # with preemption possible, an unschedulable answer comes from its model
+    explain = explain and pre is None
     problem, ctx = build_problem(cluster, plans, enabled=enabled)
     notes += problem.notes
     stats: dict[str, Any] = {

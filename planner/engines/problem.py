@@ -129,6 +129,8 @@ def build_problem(
     relax_order: bool = False,
     enabled: Enabled = None,
     preemption: defaultpreemption.PreemptionInput | None = None,
+    tags: dict[str, str] | None = None,
+    links: dict[int, int] | None = None,
 ) -> tuple[Problem, Context]:
     """``relax_order``: the unordered model even for an OrderedReady workload (a relaxation: its
     "unschedulable" is a proof for the ordinal order too; its witness still follows that order).
@@ -138,7 +140,13 @@ def build_problem(
     terms (InterPodAffinity), no attach limits (NodeVolumeLimits), no static claims (VolumeBinding).
     ``preemption``: the new pods may preempt lower-priority pods (DefaultPreemption): the
     victims (plugins/defaultpreemption/problem.py) go to the problem, each victim's node a class
-    of its own."""
+    of its own.
+    ``tags``: node -> a tag; nodes of different tags are never in one class (the nodes a
+    remediation may add, one class per node group, and may uncordon, one each: models.remediation
+    gates them).  ``links``: plan index -> the plan it is
+    a variant of (the same pods, position by position, from a changed template: a remediation's
+    candidate); the pods of linked plans are grouped alike, position by position (the common
+    refinement of their groupings), so that group i of one is group i of the other."""
 
     def on(name: str) -> bool:
         return enabled is None or name in enabled
@@ -190,12 +198,31 @@ def build_problem(
     group_verdicts: list[tuple] = []
     canon_by_id: dict[int, tuple] = {}  # verdict tables compared by content, hashed once per object
     canon: dict[tuple, tuple] = {}
-    pod_keys = []
+    pod_keys: list[Any] = []
     for (i, p), v in zip(new_pods, verdicts):
         cv = canon_by_id.get(id(v))
         if cv is None:
             cv = canon_by_id[id(v)] = canon.setdefault(v, v)
         pod_keys.append((_signature_memo(sig_memo, p, i, identity_read), id(cv), volumebinding.prebound(p, vb_pre_filter)))
+    if links:
+        # a pod's group key is the tuple of the keys of its position in every linked plan
+        starts: dict[int, int] = {}
+        n = 0
+        for i, plan in enumerate(plans):
+            starts[i] = n
+            n += len(plan.new)
+        linked: dict[int, list[int]] = {}
+        for v, b in links.items():
+            if len(plans[v].new) != len(plans[b].new):
+                raise ValueError(f"plan {v} is linked to plan {b} but places {len(plans[v].new)} pods, not {len(plans[b].new)}")
+            linked.setdefault(b, [b]).append(v)
+        keyed: list[Any] = list(pod_keys)
+        for b, ms in linked.items():
+            for pos in range(len(plans[b].new)):
+                combined = tuple(pod_keys[starts[i] + pos] for i in ms)
+                for i in ms:
+                    keyed[starts[i] + pos] = (i, combined)
+        pod_keys = keyed
     if ordered_mode and len(set(pod_keys)) == 1:
         # An OrderedReady workload whose new pods are all interchangeable: placing them in ordinal
         # order is placing them in some order (any valid order is one in ordinal order once the
@@ -242,13 +269,22 @@ def build_problem(
             # NodeResourcesFit disabled: no room is counted (nor pod slots: its Filter counts them)
             cap_memo[ck] = noderesources.capacities(rep, nodes, groups[g].count) if on(noderesources.NAME) else [groups[g].count] * len(nodes)
         caps.append(cap_memo[ck])
-    multi_vector = len({tuple(sorted(g.requests.items())) for g in groups}) > 1
+    # pods that are placed together (linked plans are alternatives: one of them is placed)
+    together: list[list[int]] = [list(range(len(groups)))]
+    if links:
+        plan_groups: dict[int, list[int]] = {}
+        for gi, gp in enumerate(group_pods):
+            plan_groups.setdefault(ctx.plan_of[gp[0].key], []).append(gi)
+        alone = [gs for i, gs in plan_groups.items() if i in links or i in links.values()]
+        rest = [gi for i, gs in plan_groups.items() if not (i in links or i in links.values()) for gi in gs]
+        together = [gs + rest for gs in alone] or [rest]
+    multi_vector = any(len({tuple(sorted(groups[g].requests.items())) for g in gs}) > 1 for gs in together)
     podtopologyspread.node_facts(spread, reps, rep_sig, nodes, per_node)
     affinity_specs = interpodaffinity.affinity_specs(reps, nodes, cluster) if on(ipa.NAME) else []
     # NodeVolumeLimits: CSI volumes per driver per node (None: no node limits a driver in use)
     vfacts = nodevolumelimits.volume_facts(reps, [p for _, p in new_pods], cluster) if on(nodevolumelimits.NAME) else None
     # groups bringing different volumes share a node's room exactly only on one-node classes
-    volume_vector = vfacts is not None and len(groups) > 1
+    volume_vector = vfacts is not None and any(len(gs) > 1 for gs in together)
     # DefaultPreemption: the victims, per node (each such node a class of its own)
     vf = None
     if preemption is not None:
@@ -268,6 +304,7 @@ def build_problem(
             tuple(f[j] for _, _, f in affinity_specs),
             vfacts.node_key(len(groups), j) if vfacts is not None else None,
             ni.name if (multi_vector or volume_vector or not aggregate or j in victim_nodes) else None,
+            tags.get(ni.name) if tags else None,
         )
         node_keys.append(key)
     class_of_key: dict[tuple, int] = {}

@@ -160,7 +160,7 @@ class Simulator:
                 self.snap.statefulsets[k] = replace(s, pod_management_policy=pod_management)
         self.use_fast = fast
         self.incremental = incremental
-        self.cluster = self._cluster()
+        self.cluster = self._cluster(snap)
         # workload key -> (ref, replicas asked, replicas replayed, what asked, whether as read)
         self.capped: dict[str, tuple[WorkloadRef, int, int, str | None, bool]] = {}
         self.notes: list[str] = []
@@ -177,7 +177,7 @@ class Simulator:
         # incremental: the controllers sync only what changed (reconciler.Reconciler) and the
         # queue is kept as pods come and go; False runs the full passes (the reference the tests
         # hold the incremental replay equal to)
-        self.ctrl = reconciler.Reconciler(self.snap) if incremental else None
+        self.ctrl = reconciler.Reconciler(self.snap, base=snap) if incremental else None
         pods = self.snap.pods
         self._seq: dict[str, int] = {k: i for i, k in enumerate(pods)}  # position in snap.pods
         self._next_seq = len(pods)
@@ -195,9 +195,18 @@ class Simulator:
 
     # ------------------------------------------------------------------ world
 
-    def _cluster(self) -> ClusterState:
-        # shared volume dicts: the binder's writes are the snapshot's
-        cs = ClusterState.from_snapshot(self.snap, share_volumes=True)
+    def _cluster(self, read: Snapshot | None = None) -> ClusterState:
+        """The scheduler's cache of self.snap, with the snapshot's own volume dicts (the binder's
+        writes are the snapshot's).  ``read``: the snapshot self.snap was copied from, at setup:
+        when it holds its base cluster already, or can derive it from the one it was made from
+        (Snapshot.derive: a remediation's patched snapshot), a clone of that (copy-on-write), not
+        one built from every pod again."""
+        if read is not None and (read.__dict__.get("_base_cluster") is not None or read.derivation() is not None):
+            cs = read.base_cluster().clone()
+            cs.pvcs, cs.pvs, cs.storage_classes = self.snap.pvcs, self.snap.pvs, self.snap.storage_classes
+            cs.csinodes = dict(self.snap.csinodes)
+        else:
+            cs = ClusterState.from_snapshot(self.snap, share_volumes=True)
         if self.incremental:
             cs.track()  # every change below goes through own() / set_node(): the score caches read the journal
         self.fast = FastFilter(cs) if self.use_fast else None

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from planner.domain import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod
+from planner.domain import CPU, EPHEMERAL_STORAGE, MEMORY, POD_IDENTITY_LABELS, PODS, Pod
 from planner.scheduler.framework import SKIP, ClusterState
 from planner.scheduler.plugins.interpodaffinity import filtering as ipa
 from planner.scheduler.plugins.interpodaffinity import kernels as interpodaffinity_kernels
@@ -88,17 +88,19 @@ class FastFilter:
         self.counts: dict[Any, np.ndarray] = {}
         self.count_keys: list[Any] = []  # counts' keys in insertion order (see _keys_matching)
         self.log: list[int] = []  # the node of every bind and delete, in order (see _resources)
+        self.count_identity = False  # some counted selector reads a pod identity label (_keys_matching)
         self.res_cache: dict[Any, list] = {}  # requests checked -> [mask, len(log) it reflects]
         self.key_cache: dict[Any, list] = {}
         # existing required anti-affinity terms: term key -> (AffinityTerm, pods per node)
         self.anti_terms: dict[Any, tuple[Any, np.ndarray, list[int]]] = {}  # term, per node, [total]
         self.anti_keys: list[Any] = []  # anti_terms' keys in insertion order
         self.anti_version = 0  # bumped whenever a count in anti_terms changes
+        self.anti_identity = False  # some term of anti_terms reads a pod identity label
         # incoming pod (namespace, labels) -> [anti_keys looked at, keys whose term matches it,
         # anti_version of the mask, nodes those terms block (None: none)]
         self.anti_cache: dict[Any, list] = {}
-        # PodTopologySpread: id(pod spec) -> (spec, (namespace, labels) -> checks); checks by count key
-        self.spread_specs: dict[int, tuple[Any, dict[Any, list[SpreadCheck]]]] = {}
+        # PodTopologySpread (kernels._spread_checks); the checks by count key
+        self.spread_specs: dict[Any, list[SpreadCheck]] = {}  # what a pod's checks are made of -> its checks
         self.spread_by_count: dict[Any, list[SpreadCheck]] = {}
         for i, ni in enumerate(infos):
             for p in ni.pods_with_required_anti_affinity:
@@ -135,7 +137,12 @@ class FastFilter:
     def _keys_matching(self, pod: Pod) -> list[Any]:
         """The count keys (self.counts, in order) that count ``pod``: found once per (namespace,
         labels, terminating), then for the keys added since."""
-        sig = (pod.namespace, tuple(sorted(pod.labels.items())), pod.terminating)
+        labels = pod.labels.items()
+        if not self.count_identity:
+            # no counted selector reads the pod identity labels: a StatefulSet's pods, which differ
+            # by them alone, share one entry
+            labels = ((k, v) for k, v in labels if k not in POD_IDENTITY_LABELS)  # type: ignore[assignment]
+        sig = (pod.namespace, tuple(sorted(labels)), pod.terminating)
         c = self.key_cache.get(sig)
         if c is None:
             if len(self.key_cache) > self.MAX_CACHE:
@@ -171,6 +178,10 @@ class FastFilter:
                 arr[i] = c
             self.counts[key] = arr
             self.count_keys.append(key)
+            sel = key[-1]
+            if not self.count_identity and sel is not None and _selector_reads_identity(sel):
+                self.count_identity = True
+                self.key_cache.clear()
         return arr
 
     def _scalar(self, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -235,18 +246,53 @@ class FastFilter:
 
     def _volume_class_ids(self) -> tuple[list[list[int]], np.ndarray]:
         """volumebinding.problem.volume_classes (nodes VolumeBinding and VolumeZone cannot tell apart) and each
-        node's class as an array; recomputed when those classes change."""
+        node's class as an array; recomputed when those classes change.  The classes depend on
+        the node objects (fixed for a FastFilter's life: a replay that changes nodes builds a new
+        one) and on the label keys the PersistentVolumes' node affinity and the StorageClasses'
+        allowed topologies name: volumes the replay provisions are appended to the cluster's
+        dict, so only those new since the last call are read, and the classes stay while they
+        name no new key."""
+        from itertools import islice
+
         from planner.scheduler.plugins.volumebinding.problem import volume_classes
 
-        classes = volume_classes(self.cluster)
-        cached = getattr(self, "_vclass_cache", None)
-        if cached is not None and cached[0] is classes:
-            return classes, cached[1]
-        ids = np.empty(len(self.cluster.node_infos), dtype=np.int64)
+        cluster = self.cluster
+        vs = getattr(self, "_vstate", None)
+        if vs is not None and vs[0] is cluster.pvs and vs[2] == len(cluster.storage_classes) and vs[1] <= len(cluster.pvs):
+            keys, by_name = vs[3], vs[4]
+            fresh = False
+            for pv in islice(cluster.pvs.values(), vs[1], None):
+                if pv.node_affinity is not None:
+                    for term in pv.node_affinity.terms:
+                        if term.match_fields and not by_name or any(r.key not in keys for r in term.match_expressions):
+                            fresh = True
+            if not fresh:
+                self._vstate = (cluster.pvs, len(cluster.pvs), vs[2], keys, by_name, vs[5], vs[6])
+                return vs[5], vs[6]
+        classes = volume_classes(cluster)
+        keys = set()
+        by_name = False
+        for pv in cluster.pvs.values():
+            if pv.node_affinity is not None:
+                for term in pv.node_affinity.terms:
+                    keys.update(r.key for r in term.match_expressions)
+                    by_name = by_name or bool(term.match_fields)
+        ids = np.empty(len(cluster.node_infos), dtype=np.int64)
         for c, members in enumerate(classes):
             ids[members] = c
-        self._vclass_cache = (classes, ids)
+        self._vstate = (cluster.pvs, len(cluster.pvs), len(cluster.storage_classes), keys, by_name, classes, ids)
         return classes, ids
+
+    def _volume_limited(self) -> np.ndarray:
+        """Nodes whose CSINode sets an attach limit for some driver (nodevolumelimits' Filter
+        passes every other node once the pod's own volumes are readable)."""
+        hit = getattr(self, "_limited", None)
+        if hit is None or hit[0] is not self.cluster.csinodes:
+            from planner.scheduler.plugins.nodevolumelimits.common import volume_limits
+
+            mask = np.array([bool(volume_limits(self.cluster.csinodes.get(ni.name))) for ni in self.cluster.node_infos], dtype=bool)
+            hit = self._limited = (self.cluster.csinodes, mask)
+        return hit[1]
 
     def _slow(self, pod: Pod, mask: np.ndarray, mods: tuple) -> np.ndarray:
         out = mask.copy()
@@ -257,6 +303,18 @@ class FastFilter:
             if state is SKIP:
                 continue
             infos = self.cluster.node_infos
+            if mod is nodevolumelimits:
+                # a node without attach limits fails only when the pod's volumes cannot be read,
+                # which does not depend on the node (common.attachable_volumes: the CSINode only
+                # maps in-tree drivers, after those checks)
+                from planner.scheduler.plugins.nodevolumelimits.common import attachable_volumes
+
+                if attachable_volumes(pod, None, self.cluster, True, {}) is not None:
+                    return np.zeros(self.n, dtype=bool)
+                for i in np.flatnonzero(out & self._volume_limited()):
+                    if mod.filter(state, pod, infos[i]) is not None:
+                        out[i] = False
+                continue
             if mod in (volumebinding, volumezone) and not getattr(state, "selected", ()):
                 # their Filters read only what volume_classes groups by: one call per class
                 classes, ids = self._volume_class_ids()
@@ -268,6 +326,11 @@ class FastFilter:
                 if mod.filter(state, pod, infos[i]) is not None:
                     out[i] = False
         return out
+
+
+def _selector_reads_identity(sel: Any) -> bool:
+    keys = {k for k, _ in getattr(sel, "match_labels", ())} | {r.key for r in getattr(sel, "match_expressions", ())}
+    return bool(keys & set(POD_IDENTITY_LABELS)) or not hasattr(sel, "match_labels")
 
 
 def _key_matches(key: tuple, pod: Pod) -> bool:

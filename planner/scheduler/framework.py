@@ -229,6 +229,20 @@ class ClusterState:
         self._shared = set(self.by_name)
         return c
 
+    def with_nodes(self, added: Iterable[NodeInfo] = (), replaced: Iterable[Node] = ()) -> ClusterState:
+        """A clone (copy-on-write, as clone()) with ``added`` node infos after the others and the
+        node objects of ``replaced`` (same names) in place of its own, their pods kept."""
+        c = self.clone()
+        for node in replaced:
+            c.set_node(node.name, node)
+        extra = list(added)
+        if extra:
+            c.node_infos.extend(extra)
+            for ni in extra:
+                c.by_name[ni.name] = ni
+            c._pos = None
+        return c
+
     def own(self, name: str) -> NodeInfo:
         """The node's NodeInfo, copied first if another ClusterState shares it: mutate only this."""
         ni = self.by_name[name]

@@ -681,27 +681,26 @@ def test_merge_patch_rfc7386_examples():
     assert apply_merge_patch({"a": {"b": "c"}}, {"a": {"b": "d", "c": None}}) == {"a": {"b": "d"}}
 
 
-def test_screening_finds_the_minimal_relaxation_sets():
-    """CP-SAT over the check model with one relax literal per constraint group: seed 001 at 3
-    replicas needs either the spread or search-2's volume pin to give way, nothing else."""
-    from planner.engines.remediation.screen import screen
-    from planner.engines.workloads import parse_workload
-    from planner.load import load_snapshot
+def test_the_action_model_proposes_the_cheapest_first():
+    """One CP-SAT model over the candidates (planner.engines.remediation.choose): seed 001 at 3
+    replicas; its optimum, maxSkew +1 (the ladder's smallest: +2 and +3 are variants of the same
+    change and never listed once it works), is the first plan; delete-pvc (data loss) comes last;
+    a plan is proposed only when it is the cheapest left, so only a handful are verified."""
+    out = _outcome("seed-001")
+    model = out.stats["model"]
+    assert model["options"] >= 4 and model["worlds"] == 2 and out.stats["screening"] is None
+    skews = [a.params["maxSkew"] for p in out.plans for a in p.actions if a.type == "raise-max-skew"]
+    assert skews == [2]
+    assert out.plans[0].actions[0].type == "raise-max-skew" and out.plans[-1].actions[0].type == "delete-pvc"
+    assert model["proposed"] == len(out.plans) + model["rejected"]
+    assert out.stats["verifications"] <= model["proposed"] + 8  # + scale-to's counts, by check
 
-    snap = load_snapshot([str(SCENARIOS / "hpa-scale-up-retained-volume.yaml")])
-    s = screen(snap, parse_workload("statefulset/search", None), 3)
-    assert s is not None and not s.infeasible
-    assert [sorted(k) for k in s.set_kinds] == [["spread"], ["static"]]  # cheaper (spread) first
-    assert "data-search-2" in s.sets[1][0]
-    assert s.may_help("set-when-unsatisfiable") and s.may_help("delete-pvc")
-    assert screen(snap, parse_workload("statefulset/search", None), 2) is None  # nothing to place
 
-
-def test_screening_anti_affinity_more_replicas_than_zones():
-    from planner.engines.remediation.screen import screen
-    from planner.engines.workloads import parse_workload
-    from planner.load import load_snapshot
-
-    snap = load_snapshot([str(SCENARIOS / "zone-anti-affinity-six-replicas.yaml")])
-    s = screen(snap, parse_workload("deployment/az-spread-test-anti", None), 6)
-    assert s is not None and s.set_kinds and all("anti" in k or "static" in k for k in s.set_kinds)
+def test_a_plan_the_replay_rejects_is_repaired_with_a_rollout_strategy():
+    """seed 003: relaxing the term places the 6 pods for check, but the replay sticks (the running
+    pods keep the required term during the rollout): rejected with the replay's reason, then tried
+    with each rollout strategy, which the check model does not see; Recreate works."""
+    out = _outcome("seed-003")
+    why = next(r["reason"] for r in out.rejected if r["actions"] == [a.label() for a in out.plans[0].actions if a.type == "relax-anti-affinity"])
+    assert why.startswith("replay:")
+    assert [a.type for a in out.plans[0].actions] == ["relax-anti-affinity", "set-rollout-strategy"]

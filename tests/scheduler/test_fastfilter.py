@@ -52,3 +52,42 @@ def test_replays_agree_with_and_without_arrays():
         a, b = results
         assert a["completed"] == b["completed"], path.name
         assert [s["events"] for s in a["steps"]] == [s["events"] for s in b["steps"]], path.name
+
+
+def test_statefulset_pods_share_entries_unless_a_term_reads_their_identity():
+    """A StatefulSet's pods differ by their identity labels alone, so the arrays' caches of which
+    terms and counts match a pod are shared between them, until a term or a counted selector reads
+    one of those labels: then each pod is its own entry.  Either way the answers are the plugins'."""
+    from planner.domain import Affinity
+    from tests.builders import cluster, node, pod, sel, spread, term
+
+    nodes = [node(f"n{i}", zone=f"z{i % 2}") for i in range(4)]
+    guard = pod("guard", {"app": "guard"}, node_name="n0",
+                affinity=Affinity(pod_anti_affinity_required=(term(sel({"statefulset.kubernetes.io/pod-name": "web-2"}), "kubernetes.io/hostname"),)))
+    c = cluster(nodes, [])
+    fast = FastFilter(c)
+
+    def web(i: int, **kw):
+        labels = {"app": "web", "statefulset.kubernetes.io/pod-name": f"web-{i}", "apps.kubernetes.io/pod-index": str(i)}
+        return pod(f"web-{i}", labels, **kw)
+
+    for i in range(2):
+        assert fast.feasible(web(i)) == feasible_nodes(web(i), c)
+    assert not fast.anti_identity and len(fast.anti_cache) <= 1  # web-0 and web-1 shared an entry
+    bound = bind_pod(c, guard, "n0")
+    fast.on_bind(bound)
+    assert fast.anti_identity  # guard's term reads the pod name
+    for i in range(4):
+        want = feasible_nodes(web(i), c)
+        assert fast.feasible(web(i)) == want
+        assert ("n0" in want) == (i != 2)
+    # a counted selector that reads the pod index (a spread over the first two ordinals)
+    picky = spread("kubernetes.io/hostname", 1, sel(None, ("apps.kubernetes.io/pod-index", "In", ["0", "1"])))
+    for i in range(4):
+        p = web(i, spread=[picky])
+        want = feasible_nodes(p, c)
+        assert fast.feasible(p) == want, i
+        if want:
+            b = bind_pod(c, p, want[0])
+            fast.on_bind(b)
+    assert fast.count_identity

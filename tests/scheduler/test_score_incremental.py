@@ -4,6 +4,7 @@ changed, the journal of a tracked ClusterState) equal the reference plugins afte
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -171,3 +172,42 @@ def _sums(share):
     for tk, v, d in share:
         out[(tk, v)] = out.get((tk, v), 0) + d
     return {k: d for k, d in out.items() if d}
+
+
+@pytest.mark.parametrize("tracked", (False, True))
+def test_interpod_prescore_shared_by_a_statefulsets_pods(tracked):
+    """A StatefulSet's pods differ by their identity labels alone: PreScore's map is shared from
+    one to the next (their signature leaves those labels out) while no scored term of an existing
+    pod reads one, and equals a PreScore from scratch; once a pod whose preferred anti-affinity
+    selects one pod by name (statefulset.kubernetes.io/pod-name) lands, the full labels are the
+    signature again, and the scores still equal those from scratch."""
+    from planner.domain import Affinity
+
+    rng = random.Random(7)
+    nodes, kinds, w = _affinity_world(rng)
+    c = cluster(nodes, [])
+    if tracked:
+        c.track()
+    for i, k in enumerate(kinds):
+        c.add_pod(pod(f"e{i}", {"app": "a"}, node_name=nodes[i % len(nodes)].name, affinity=k))
+    from planner.domain import WeightedPodAffinityTerm
+    from tests.builders import sel, term
+
+    reads_name = Affinity(pod_anti_affinity_preferred=(WeightedPodAffinityTerm(50, term(sel({"statefulset.kubernetes.io/pod-name": "web-3"}), "zone")),))
+
+    def web(i: int):
+        return pod(f"web-{i}", {"app": "a", "statefulset.kubernetes.io/pod-name": f"web-{i}", "apps.kubernetes.io/pod-index": str(i)})
+
+    feasible = [n.name for n in nodes]
+    for i in range(8):
+        if i == 4:
+            shared = [sig for sig in c.__dict__[sip._TOPOLOGY] if sig[-1] == "no-identity"]
+            assert len(shared) == 1  # web-0..web-3 shared one map
+            assert not c.__dict__.get(sip._TAINTED)
+            c.add_pod(pod("picky", {"app": "b"}, node_name=nodes[0].name, affinity=reads_name))
+        p = web(i)
+        got = scoring.plugin_scores("InterPodAffinity", p, c, feasible)
+        fresh = ClusterState(node_infos=list(c.node_infos), namespace_labels=c.namespace_labels)
+        assert got == scoring.plugin_scores("InterPodAffinity", p, fresh, feasible), i
+        c.add_pod(replace(p, spec=replace(p.spec, node_name=rng.choice(nodes).name), phase="Running"))
+    assert c.__dict__[sip._TAINTED]  # picky's term reads the pod name: full labels again

@@ -1140,11 +1140,19 @@ def _scale_instructions(g: NodeGroup, count: int) -> list[str]:
     return how + ["# kubectl does not create machines: the Node objects of this plan are what the new nodes will look like"]
 
 
-def scale_node_group_candidates(ctx: Context) -> list[Action]:
-    """1 to MAX_ADDED_PER_ZONE new nodes of each node group whose nodes the workload's pods could
-    use, as ``capacity --add-nodes`` adds them: the group's sanitised template (cluster-
-    autoscaler's choice) and, once verify applies the Node, the DaemonSet pods it would run."""
-    out: list[Action] = []
+@dataclass
+class GroupSpec:
+    """A node group the workload's pods could use, as a plan scales it: the names its new nodes
+    get (in order) and the DaemonSet pods each runs."""
+
+    group: NodeGroup
+    names: list[str]
+    ds_pods: list[str]
+
+
+def node_group_specs(ctx: Context, limit: int = MAX_ADDED_PER_ZONE) -> list[GroupSpec]:
+    """The node groups whose new nodes the workload's pods could use (usable_node_groups), in the
+    zones of the claims that pin them if any, with ``limit`` names for new nodes each."""
     pinned_zones = set()
     for _, claim in ctx.failure.pinned:
         pvc = ctx.snap.pvcs.get(claim)
@@ -1156,49 +1164,64 @@ def scale_node_group_candidates(ctx: Context) -> list[Action]:
                         pinned_zones |= set(r.values)
     snap = ctx.snap
     host_network = lambda ds: is_host_network(snap.raw.get(("DaemonSet", ds.key)))  # noqa: E731
+    out: list[GroupSpec] = []
     for g in usable_node_groups(ctx):
         if pinned_zones and g.zone not in pinned_zones:
             continue
         taken = set(snap.nodes)
         names: list[str] = []
         i = 0
-        while len(names) < MAX_ADDED_PER_ZONE:
+        while len(names) < limit:
             name = f"{g.template.name}-added-{i}"
             i += 1
             if name not in taken:
                 names.append(name)
         daemon = daemon_pods_for_node(g.new_node(names[0]), snap.daemonsets.values(), snap.pods.__contains__, host_network)
-        ds_pods = sorted(f"{p.namespace}/{p.owner.name}" for p in daemon if p.owner)
-        for count in range(1, MAX_ADDED_PER_ZONE + 1):
-            patches = [ObjectPatch("Node", None, nm, "create", _clone_body(ctx, g.template, nm)) for nm in names[:count]]
-            effects = [f"{count} more node(s) to pay for"]
-            if ds_pods:
-                effects.append(f"each new node runs the DaemonSet pods {', '.join(ds_pods)}, whose requests are taken from its room")
-            if g.fallback:
-                effects.append(f"no node of the group is ready and schedulable: the template is {g.template.name} as it would be once ready")
-            out.append(
-                Action(
-                    type="scale-node-group",
-                    target=f"nodegroup/{g.name}",
-                    summary=f"add {count} node(s) to {g.describe()}",
-                    patches=patches,
-                    commands=[f"# add {count} node(s) to {g.describe()}, built from {g.template.name}", *_scale_instructions(g, count)],
-                    cost=Cost(money=count),
-                    side_effects=effects,
-                    params={
-                        "group": g.name,
-                        "label": g.label,
-                        "zone": g.zone,
-                        "count": count,
-                        "template": g.template.name,
-                        "daemonset_pods": ds_pods,
-                    },
-                    advisory=True,
-                    family=f"group:{g.label}:{g.name}:{g.zone}",
-                    conflict=f"group:{g.label}:{g.name}:{g.zone}",
-                )
-            )
+        out.append(GroupSpec(g, names, sorted(f"{p.namespace}/{p.owner.name}" for p in daemon if p.owner)))
     return out
+
+
+def scale_node_group_action(ctx: Context, spec: GroupSpec, count: int) -> Action:
+    """``count`` new nodes of the group, as ``capacity --add-nodes`` adds them: the group's
+    sanitised template (cluster-autoscaler's choice) and, once verify applies the Node, the
+    DaemonSet pods it would run."""
+    g, names, ds_pods = spec.group, spec.names, spec.ds_pods
+    patches = [ObjectPatch("Node", None, nm, "create", _clone_body(ctx, g.template, nm)) for nm in names[:count]]
+    effects = [f"{count} more node(s) to pay for"]
+    if ds_pods:
+        effects.append(f"each new node runs the DaemonSet pods {', '.join(ds_pods)}, whose requests are taken from its room")
+    if g.fallback:
+        effects.append(f"no node of the group is ready and schedulable: the template is {g.template.name} as it would be once ready")
+    return Action(
+        type="scale-node-group",
+        target=f"nodegroup/{g.name}",
+        summary=f"add {count} node(s) to {g.describe()}",
+        patches=patches,
+        commands=[f"# add {count} node(s) to {g.describe()}, built from {g.template.name}", *_scale_instructions(g, count)],
+        cost=Cost(money=count),
+        side_effects=effects,
+        params={
+            "group": g.name,
+            "label": g.label,
+            "zone": g.zone,
+            "count": count,
+            "template": g.template.name,
+            "daemonset_pods": ds_pods,
+        },
+        advisory=True,
+        family=group_family(g),
+        conflict=group_family(g),
+    )
+
+
+def group_family(g: NodeGroup) -> str:
+    return f"group:{g.label}:{g.name}:{g.zone}"
+
+
+def scale_node_group_candidates(ctx: Context) -> list[Action]:
+    """1 to MAX_ADDED_PER_ZONE new nodes of each node group whose nodes the workload's pods could
+    use (scale_node_group_action)."""
+    return [scale_node_group_action(ctx, spec, count) for spec in node_group_specs(ctx) for count in range(1, MAX_ADDED_PER_ZONE + 1)]
 
 
 # --------------------------------------------------------------------------- scale-to

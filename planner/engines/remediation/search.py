@@ -1,21 +1,23 @@
 """The search for the cheapest verified plans.
 
-For replica goals the search starts from CP-SAT over the check model (planner.engines.remediation.screen):
-one relax literal per constraint group a candidate action could loosen (spread constraints,
-anti-affinity relations, volume pins, zone capacity), every pod placed, relaxations minimised by
-the issue's lexicographic cost; the optima, each excluded with its supersets, are the minimal
-relaxation sets, and they order the candidate families.  They do not prune: an action can do more
-than relax its group (relax-anti-affinity also changes the running pods once they roll), and
-relaxing a group is not the action itself, so every plan is built and verified for real: the failure (check's minimal explanation, or the replay's stuck pods) names
-the constraint groups that block the goal; planner.engines.remediation.candidates turns each group into
-candidate actions; every candidate, then every pair of candidates that failed alone, is applied
-to a copy of the snapshot, patch by patch, and the goal decided again
-(planner.engines.remediation.verify: check and the replay for replicas, the replay for rollouts and
-scaling).  Candidates are tried in increasing lexicographic cost (data loss, availability risk,
-spread weakened, money, plain label changes); within a family of variants (maxSkew 2, 3, 4; one,
-two, three nodes) the first that works ends the family, so no plan is a superset or a costlier
-variant of another.  Pairs are only formed of candidates that failed alone, which keeps every
-plan minimal: none is a superset of a cheaper one.
+The failure (check's minimal explanation for replica goals, the replay's stuck pods for
+transitions) names the constraint groups that block the goal; planner.engines.remediation.candidates
+turns each into candidate actions.  Then:
+
+* replica goals: one CP-SAT model chooses the actions (planner.engines.remediation.choose,
+  models/remediation.py): one literal per candidate, each gating the constraints it changes, its
+  effect encoded (node groups by an integer count of new nodes), the objective the ranking's cost
+  order.  Its optimum, then the next optima (a verified plan excluded with every plan that
+  contains it, a rejected one alone), are verified until ``top`` plans; the candidates it cannot
+  weigh (a rollout strategy, the pod management policy) are added to a plan whose replay failed,
+  and the candidates it does not model are tried alone as below (``enumerate_plans``);
+* transitions (rollout, scale, replayed steps), which the replay decides and no placement model
+  does: every candidate, then every pair of candidates that failed alone, cheapest first
+  (``enumerate_plans``).
+
+Every plan is verified on the patched snapshot (planner.engines.remediation.verify: check and the
+replay for replicas, the replay for rollouts and scaling); the patched snapshots share the
+unchanged cluster with the snapshot they came from (Snapshot.derive).
 
 Ranking: a plan that reaches the goal as asked before any that changes it: those (scale-to, another
 replica count) are ``alternatives``, listed apart; then every non-destructive plan before every
@@ -42,9 +44,9 @@ from planner.engines.remediation.candidates import (
     replay_generate,
     scale_to_action,
 )
+from planner.engines.remediation.choose import choose, new_nodes_limit
 from planner.engines.remediation.helm import annotate_helm
 from planner.engines.remediation.jsonpatch import PatchError
-from planner.engines.remediation.screen import ACTION_KINDS, screen
 from planner.engines.remediation.verify import (
     Goal,
     Verdict,
@@ -105,21 +107,23 @@ class Outcome:
 def past_any_plan(snap: Snapshot, goal: Goal) -> str:
     """Why no plan can reach the goal's replica count, or "": a bound no action can lift.  Every
     replica takes a pod slot; the actions change no node's allocatable pod slots and add at most
-    MAX_ADDED_PER_ZONE nodes per zone (and per the nodes without one), each cloned from a node
-    read, so no plan's cluster has more slots than every node's allocatable pods plus that many
-    nodes of the largest.  (Other pods may be scaled away and requests changed: only the slots
-    count.)"""
+    so many nodes per node group (and zone, and per the nodes without one: new_nodes_limit for a
+    replica goal, whose model counts them, MAX_ADDED_PER_ZONE for a scale goal, enumerated),
+    each cloned from a node read, so no plan's cluster has more slots than every node's
+    allocatable pods plus that many nodes of the largest.  (Other pods may be scaled away and
+    requests changed: only the slots count.)"""
     n = goal.replicas
     if goal.kind not in ("replicas", "scale") or n is None or n <= BOUND_SLACK:
         return ""
     slots = [node.allocatable.get("pods", 0) for node in snap.nodes.values()]
     groups = len(snap.zones) + 1
-    ceiling = sum(slots) + groups * MAX_ADDED_PER_ZONE * max(slots, default=0)
+    per_group = new_nodes_limit(snap) if goal.kind == "replicas" else MAX_ADDED_PER_ZONE
+    ceiling = sum(slots) + groups * per_group * max(slots, default=0)
     if n <= ceiling:
         return ""
     return (
         f"{n:,} replicas are past any plan: the {len(slots):,} node(s) have {sum(slots):,} pod slots in all, and adding up to "
-        f"{MAX_ADDED_PER_ZONE} node(s) in each of {groups} zone group(s) (at most {max(slots, default=0):,} slots each) gives at most {ceiling:,}"
+        f"{per_group:,} node(s) in each of {groups} zone group(s) (at most {max(slots, default=0):,} slots each) gives at most {ceiling:,}"
     )
 
 
@@ -222,8 +226,11 @@ def _pin(snap: Snapshot, pod_key: str | None, claim_key: str, f: Failure) -> Non
 # --------------------------------------------------------------------------- search
 
 
+Progress = Callable[[str, int, int], None]
+
+
 class Search:
-    def __init__(self, snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int, progress: Callable[[str], None] | None = None) -> None:
+    def __init__(self, snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int, progress: Progress | None = None) -> None:
         self.snap = snap
         self.goal = goal
         self.opts = opts
@@ -231,6 +238,13 @@ class Search:
         self.progress = progress
         self.verifications = 0
         self.deadline = time.monotonic() + BUDGET_SECONDS
+        self._phase: tuple[str, int, int] = ("", 0, 0)
+
+    def report(self, what: str, done: int, total: int) -> None:
+        """Progress: ``what`` is being done, ``done`` of ``total`` (plans wanted, or families to try)."""
+        self._phase = (what, done, total)
+        if self.progress:
+            self.progress(what, done, total)
 
     @property
     def exhausted(self) -> bool:
@@ -238,8 +252,6 @@ class Search:
 
     def verify(self, actions: list[Action]) -> Verdict:
         self.verifications += 1
-        if self.progress:
-            self.progress(f"verifying {' + '.join(a.type for a in actions)}")
         patches = [p for a in actions for p in a.patches]
         try:
             trial, goal = apply_plan(self.snap, self.goal, patches)
@@ -267,7 +279,7 @@ class Search:
                 if tries > MAX_SCALE_TRIES or self.exhausted:
                     return None
                 self.verifications += 1
-                v = evaluate(self.snap, goal, self.opts, self.seed, replicas=m, replay=goal.kind != "replicas")
+                v = evaluate(self.snap, goal, self.opts, self.seed, replicas=m, replay=goal.kind != "replicas", explain=False)
                 if v.ok:
                     return m
         return None
@@ -281,8 +293,12 @@ def remediate(
     top: int = 5,
     opts: SolveOptions | None = None,
     seed: int = 0,
-    progress: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
 ) -> Outcome:
+    """The cheapest verified plans for the goal.  ``progress(what, done, total)``: what the search
+    is doing and how far it is (plans found of those wanted, or families tried of all), for a
+    display (planner.progress.callback: ``what`` is "stage: the item at work"); called often,
+    never on its own thread."""
     opts = opts or SolveOptions()
     forbidden = set(check_forbid(forbid))
     find_workload(snap, goal.ref)
@@ -304,40 +320,81 @@ def remediate(
         generated = generate(ctx)
     cands = [a for a in generated if a.type not in forbidden]
     annotate_helm(snap, cands)
-    screening = None
+    model_stats: dict[str, Any] | None = None
+    notes: list[str] = []
     if goal.kind == "replicas":
-        # CP-SAT over the check model, one relax literal per constraint group a candidate could
-        # loosen (planner.engines.remediation.screen): the minimal relaxation sets order the search.  They
-        # do not prune it: an action can do more than relax its own group (relax-anti-affinity
-        # also changes the running pods once they roll), so every family is still verified.
-        try:
-            screening = screen(snap, goal.ref, goal.replicas, opts)
-        except UnknownResult:
-            screening = None
-    if goal.kind in ("replicas", "scale") and "scale-to" not in forbidden:
-        m = search.nearest_count(ctx)
-        if m is not None:
-            cands.append(scale_to_action(ctx, m))
-            annotate_helm(snap, cands[-1:])
+        # one CP-SAT model chooses the actions (planner.engines.remediation.choose); its optima
+        # are verified, cheapest first
+        chosen = choose(search, ctx, cands, allow_destructive, top, search.report)
+        plans, rejected, model_stats = chosen.plans, chosen.rejected, chosen.stats
+        notes += chosen.notes
+        rest = list(chosen.leftover)
+        if "scale-to" not in forbidden and not search.exhausted:
+            m = search.nearest_count(ctx)
+            if m is not None:
+                rest.append(scale_to_action(ctx, m))
+                annotate_helm(snap, rest[-1:])
+        more, more_rejected, _ = enumerate_plans(search, rest, top, pairs=chosen.fallback)
+        plans += more
+        rejected += more_rejected
+    else:
+        if goal.kind == "scale" and "scale-to" not in forbidden:
+            m = search.nearest_count(ctx)
+            if m is not None:
+                cands.append(scale_to_action(ctx, m))
+                annotate_helm(snap, cands[-1:])
+        plans, rejected, _ = enumerate_plans(search, cands, top)
+    plans += shared_selector_plans(search, cands, plans)
+    plans.sort(key=lambda p: p.rank_key(allow_destructive))
+    alternatives = [p for p in plans if p.changes_goal]
+    plans = [p for p in plans if not p.changes_goal]
+    if search.exhausted:
+        notes.append(
+            f"the search stopped after {search.verifications} verifications (limits: {MAX_VERIFICATIONS} verifications, "
+            f"{BUDGET_SECONDS:.0f} s); cheaper plans may exist among the candidates not tried"
+        )
+    if any(p.destructive for p in plans) and not allow_destructive:
+        notes.append("destructive plans (marked) rank after every other plan; --allow-destructive ranks them by cost alone")
+    if alternatives:
+        notes.append(
+            "alternatives change the goal (another replica count): they are listed apart, after every plan that reaches the goal as asked"
+        )
+    return Outcome(
+        goal,
+        False,
+        failure.text,
+        plans[:top],
+        rejected,
+        notes,
+        {
+            "candidates": len(cands),
+            "verifications": search.verifications,
+            "plans_found": len(plans),
+            "alternatives_found": len(alternatives),
+            "screening": None,  # the minimal relaxation sets of earlier releases: the action model replaced them
+            "model": model_stats,
+        },
+        alternatives[:top],
+    )
+
+
+def enumerate_plans(search: Search, cands: list[Action], top: int, pairs: bool = True) -> tuple[list[Plan], list[dict[str, Any]], list[str]]:
+    """The enumeration of goals the action model does not decide (transitions: rollouts, scaling,
+    replayed steps) and of the candidates it does not encode: each family of candidates alone,
+    cheapest first (a ladder's largest variant first: if it fails, no smaller one works), then
+    pairs of families that failed alone.  Returns (plans, rejected, the families that failed)."""
     families: dict[str, list[Action]] = {}
     for a in cands:
         families.setdefault(a.family, []).append(a)
     for fam in families.values():
         fam.sort(key=lambda a: a.cost.key())
-    def set_rank(f: str) -> int:
-        if screening is None or not screening.sets:
-            return 0
-        kinds = ACTION_KINDS.get(families[f][0].type, ())
-        for i, set_kinds in enumerate(screening.set_kinds):
-            if set_kinds & set(kinds):
-                return i
-        return len(screening.set_kinds)
-
-    order = sorted(families, key=lambda f: (families[f][0].destructive, set_rank(f), families[f][0].cost.key(), f))
+    order = sorted(families, key=lambda f: (families[f][0].destructive, families[f][0].cost.key(), f))
     plans: list[Plan] = []
     rejected: list[dict[str, Any]] = []
     failed: list[str] = []
-    for name in order:
+    total = len(order)
+    for done, name in enumerate(order):
+        search.report(f"verifying each change alone: {name.split('|')[-1].split(':')[0]}", done, total)
         found = False
         last = None
         variants = families[name]
@@ -365,15 +422,15 @@ def remediate(
                 a, v = last
                 rejected.append({"actions": [a.label()], "reason": v.reason})
     # pairs of candidates that failed alone, cheapest first
-    if sum(1 for p in plans if not p.changes_goal) < top:
-        pairs = []
+    if pairs and sum(1 for p in plans if not p.changes_goal) < top:
+        combos = []
         for f1, f2 in itertools.combinations(failed, 2):
             a1, a2 = families[f1][0], families[f2][0]
             if a1.conflict == a2.conflict or "scale" in (f1, f2):
                 continue
-            pairs.append(((a1.destructive or a2.destructive), (a1.cost + a2.cost).key(), f1, f2))
-        pairs.sort()
-        for _, _, f1, f2 in pairs:
+            combos.append(((a1.destructive or a2.destructive), (a1.cost + a2.cost).key(), f1, f2))
+        combos.sort()
+        for _, _, f1, f2 in combos:
             if search.exhausted or sum(1 for p in plans if not p.changes_goal) >= top:
                 break
             for a1, a2 in itertools.product(families[f1][:PAIR_VARIANTS], families[f2][:PAIR_VARIANTS]):
@@ -383,38 +440,7 @@ def remediate(
                 if v.ok:
                     plans.append(Plan([a1, a2], a1.cost + a2.cost, _verified(v)))
                     break
-    plans += shared_selector_plans(search, cands, plans)
-    plans.sort(key=lambda p: p.rank_key(allow_destructive))
-    alternatives = [p for p in plans if p.changes_goal]
-    plans = [p for p in plans if not p.changes_goal]
-    notes = []
-    if search.exhausted:
-        notes.append(
-            f"the search stopped after {search.verifications} verifications (limits: {MAX_VERIFICATIONS} verifications, "
-            f"{BUDGET_SECONDS:.0f} s); cheaper plans may exist among the candidates not tried"
-        )
-    if any(p.destructive for p in plans) and not allow_destructive:
-        notes.append("destructive plans (marked) rank after every other plan; --allow-destructive ranks them by cost alone")
-    if alternatives:
-        notes.append(
-            "alternatives change the goal (another replica count): they are listed apart, after every plan that reaches the goal as asked"
-        )
-    return Outcome(
-        goal,
-        False,
-        failure.text,
-        plans[:top],
-        rejected,
-        notes,
-        {
-            "candidates": len(cands),
-            "verifications": search.verifications,
-            "plans_found": len(plans),
-            "alternatives_found": len(alternatives),
-            "screening": None if screening is None else {"relaxation_sets": screening.sets, "infeasible": screening.infeasible},
-        },
-        alternatives[:top],
-    )
+    return plans, rejected, failed
 
 
 def shared_selector_plans(search: Search, cands: list[Action], plans: list[Plan]) -> list[Plan]:

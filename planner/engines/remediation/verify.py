@@ -124,7 +124,15 @@ def apply_patches(snap: Snapshot, patches: list[ObjectPatch]) -> Snapshot:
     changed = patched_objects(snap, patches)
     out = load_changes(snap, changed)
     created = [key for (kind, key), obj in changed.items() if kind == "Node" and obj is not None and key not in snap.nodes]
-    return with_daemon_pods(out, created) if created else out
+    out = with_daemon_pods(out, created) if created else out
+    # the patched snapshot shares the unchanged part of the cluster with the one it came from
+    # (Snapshot.derive): its scheduler cache and controllers' index are built from theirs
+    removed = [snap.pods[key] for (kind, key), _ in changed.items() if kind == "Pod" and key in snap.pods]
+    replaced = [key for (kind, key), obj in changed.items() if kind == "Pod" and obj is not None and key in snap.pods]
+    added = [p for k, p in out.pods.items() if k not in snap.pods]
+    if not replaced and all(k in snap.pods for (kind, k), obj in changed.items() if kind == "Pod" and obj is None):
+        out.derive(snap, removed, added, [key for (kind, key), _ in changed.items() if kind == "Node"])
+    return out
 
 
 def with_daemon_pods(snap: Snapshot, nodes: list[str]) -> Snapshot:
@@ -280,8 +288,10 @@ def rolled(snap: Snapshot, ref: WorkloadRef) -> Snapshot:
     """The state a rollout of the workload ends in, for check: every pod of it recreated from the
     current template (running pods removed; StatefulSet claims stay, bound where they are)."""
     out = snap.copy()
-    for p in snap.owned_pods(ref.kind, ref.key):
+    gone = snap.owned_pods(ref.kind, ref.key)
+    for p in gone:
         out.pods.pop(p.key, None)
+    out.derive(snap, gone)
     sts = out.statefulsets.get(ref.key) if ref.kind == "StatefulSet" else None
     if sts is not None:  # the pods come back at the revision of the new template
         from dataclasses import replace
@@ -301,8 +311,11 @@ def evaluate(
     replicas: int | None = None,
     template_changed: bool = False,
     replay: bool = True,
+    explain: bool = True,
 ) -> Verdict:
-    """Does ``snap`` reach the goal?  ``replicas`` overrides the goal's count (scale-to plans)."""
+    """Does ``snap`` reach the goal?  ``replicas`` overrides the goal's count (scale-to plans);
+    ``explain``: a failing check's reason with check's minimal explanation (False: "unschedulable"
+    alone, for a search that needs the verdict only)."""
     n = goal.replicas if replicas is None else replicas
     detail: dict[str, Any] = {}
     if goal.kind == "replicas":
@@ -311,7 +324,7 @@ def evaluate(
 
         base = rolled(snap, goal.ref) if template_changed else snap
         try:
-            out = check_replicas(base, [goal.ref], n, opts)
+            out = check_replicas(base, [goal.ref], n, opts, explain=explain)
         except UnknownResult as e:
             return Verdict(False, str(e), {"check": "unknown"})
         except (InputError, UsageError) as e:

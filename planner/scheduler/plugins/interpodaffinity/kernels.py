@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from planner.domain import Pod
+from planner.domain import POD_IDENTITY_LABELS, Pod, terms_read_pod_identity
 
 if TYPE_CHECKING:
     from planner.scheduler.fastfilter import FastFilter
@@ -31,6 +31,10 @@ def anti_add(ff: FastFilter, pod: Pod, i: int, sign: int) -> None:
         if hit is None:
             hit = ff.anti_terms[key] = (ipa.AffinityTerm.of(pod, raw), np.zeros(ff.n, dtype=np.int64), [0])
             ff.anti_keys.append(key)
+            if not ff.anti_identity and terms_read_pod_identity((raw,)):
+                # from now on a pod's identity labels may decide which terms match it
+                ff.anti_identity = True
+                ff.anti_cache.clear()
         hit[1][i] += sign
         hit[2][0] += sign
         ff.anti_version += 1
@@ -41,8 +45,13 @@ def anti_add(ff: FastFilter, pod: Pod, i: int, sign: int) -> None:
 def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray) -> np.ndarray:
     # existing pods' required anti-affinity terms that match the incoming pod: a term matches
     # by the pod's namespace (and its labels) and labels, so the matching terms are found once
-    # per (namespace, labels), and the nodes they block are kept until a count changes
-    sig = (pod.namespace, tuple(sorted(pod.labels.items())))
+    # per (namespace, labels), and the nodes they block are kept until a count changes; the pod
+    # identity labels (a StatefulSet's pods differ by them alone) are left out while no term
+    # reads them (FastFilter.anti_identity)
+    if ff.anti_identity:
+        sig = (pod.namespace, tuple(sorted(pod.labels.items())))
+    else:
+        sig = (pod.namespace, tuple(sorted((k, v) for k, v in pod.labels.items() if k not in POD_IDENTITY_LABELS)))
     c = ff.anti_cache.get(sig)
     if c is None:
         if len(ff.anti_cache) > ff.MAX_CACHE:

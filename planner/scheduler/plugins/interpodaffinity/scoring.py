@@ -30,7 +30,7 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any
 
-from planner.domain import Pod, PodAffinityTerm, WeightedPodAffinityTerm
+from planner.domain import POD_IDENTITY_LABELS, Pod, PodAffinityTerm, WeightedPodAffinityTerm, terms_read_pod_identity
 from planner.scheduler.framework import SKIP, ClusterState, NodeInfo
 from planner.scheduler.plugins.interpodaffinity.filtering import AffinityTerm
 
@@ -159,9 +159,34 @@ _TOPOLOGY = "_ipa_score_topology"
 _MAX_ENTRIES = 256
 
 
-def _own_terms_share(ni: NodeInfo, pod: Pod, ns_labels: dict[str, str], memo: dict, label_keys: dict[int, bool]) -> list[tuple[str, str, int]]:
+class _ReadsIdentity(Exception):
+    """An existing pod's scored term reads a pod identity label: the incoming pods of one
+    template score differently there, and the share computed for one is not the others'."""
+
+
+def _scored_terms(aff: Any) -> tuple:
+    return ((aff.pod_affinity_required if HARD_POD_AFFINITY_WEIGHT > 0 else ())
+            + tuple(w.term for w in aff.pod_affinity_preferred) + tuple(w.term for w in aff.pod_anti_affinity_preferred))
+
+
+def _check_identity(aff: Any, reads: dict[int, bool] | None) -> None:
+    """With ``reads`` (a memo by id(affinity)): raise _ReadsIdentity when a scored term of ``aff``
+    reads a pod identity label (terms_read_pod_identity)."""
+    if reads is None:
+        return
+    hit = reads.get(id(aff))
+    if hit is None:
+        hit = reads[id(aff)] = terms_read_pod_identity(_scored_terms(aff))
+    if hit:
+        raise _ReadsIdentity
+
+
+def _own_terms_share(
+    ni: NodeInfo, pod: Pod, ns_labels: dict[str, str], memo: dict, label_keys: dict[int, bool], identity: dict[int, bool] | None = None
+) -> list[tuple[str, str, int]]:
     """_node_contribution for an incoming pod without preferred terms: the terms of the node's
-    pods with affinity that match it, pod by pod (the same sums as by groups)."""
+    pods with affinity that match it, pod by pod (the same sums as by groups).  ``identity``: see
+    _check_identity."""
     labels = ni.node.labels
     out: list[tuple[str, str, int]] = []
     if not labels or not ni.pods_with_affinity:
@@ -171,6 +196,7 @@ def _own_terms_share(ni: NodeInfo, pod: Pod, ns_labels: dict[str, str], memo: di
         if aff is None or not (aff.pod_affinity_preferred or aff.pod_anti_affinity_preferred
                                or (HARD_POD_AFFINITY_WEIGHT > 0 and aff.pod_affinity_required)):
             continue  # no term processExistingPod scores (required anti-affinity only)
+        _check_identity(aff, identity)
         uses = label_keys.get(id(aff))
         if uses is None:
             uses = label_keys[id(aff)] = _uses_label_keys(ep)
@@ -195,10 +221,17 @@ def _node_summary(cluster: ClusterState, ni: NodeInfo, has_constraints: bool) ->
 
 
 def _node_contribution(
-    ni: NodeInfo, summary: list[tuple[Pod, int, tuple]] | None, inc_aff: list, inc_anti: list, pod: Pod, ns_labels: dict[str, str], memo: dict
+    ni: NodeInfo,
+    summary: list[tuple[Pod, int, tuple]] | None,
+    inc_aff: list,
+    inc_anti: list,
+    pod: Pod,
+    ns_labels: dict[str, str],
+    memo: dict,
+    identity: dict[int, bool] | None = None,
 ) -> list[tuple[str, str, int]]:
     """processExistingPod for every pod of one node: (topologyKey, value, delta) entries;
-    ``summary``: _node_summary's."""
+    ``summary``: _node_summary's; ``identity``: see _check_identity."""
     labels = ni.node.labels
     out: list[tuple[str, str, int]] = []
     if summary is None:
@@ -216,6 +249,7 @@ def _node_contribution(
                     out.append((it.key, v, -it.weight * count))
         if ep.spec.affinity is None:
             continue
+        _check_identity(ep.spec.affinity, identity)
         contribs = memo.get(mk)
         if contribs is None:
             contribs = memo[mk] = _existing_contributions(ep, pod, ns_labels)
@@ -232,7 +266,30 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
     Pods that scoring cannot tell apart (same namespace, labels and affinity) are processed once
     per node and their contribution multiplied by their number.  Per incoming pod signature the
     map is kept on the cluster with each node's share, and only the nodes whose pods changed
-    since (NodeInfo.generation) are processed again: the sums are those of a full pass."""
+    since (NodeInfo.generation) are processed again: the sums are those of a full pass.
+
+    The pods of a StatefulSet differ by their identity labels (POD_IDENTITY_LABELS) only, which
+    no term usually reads: their signature leaves those labels out, so that the map is shared
+    from one pod to the next (a replay places thousands of them), for as long as no scored term
+    of an existing pod reads one (_check_identity) and the pod's own terms do not; when one does,
+    the full labels are the signature again."""
+    aff = pod.spec.affinity
+    if any(k in pod.labels for k in POD_IDENTITY_LABELS) and not (aff is not None and terms_read_pod_identity(_scored_terms(aff))):
+        tainted = cluster.__dict__.setdefault(_TAINTED, set())
+        short = (pod.namespace, tuple(sorted((k, v) for k, v in pod.labels.items() if k not in POD_IDENTITY_LABELS)), id(aff), aff, "no-identity")
+        if short not in tainted:
+            try:
+                return _pre_score(pod, cluster, short, {})
+            except _ReadsIdentity:
+                tainted.add(short)
+                cluster.__dict__.get(_TOPOLOGY, {}).pop(short, None)
+    return _pre_score(pod, cluster, (pod.namespace, tuple(sorted(pod.labels.items())), id(aff), aff), None)
+
+
+_TAINTED = "_ipa_score_identity_read"
+
+
+def _pre_score(pod: Pod, cluster: ClusterState, sig: tuple, identity: dict[int, bool] | None) -> dict[str, dict[str, int]] | object:
     aff = pod.spec.affinity
     pref_aff = aff.pod_affinity_preferred if aff is not None else ()
     pref_anti = aff.pod_anti_affinity_preferred if aff is not None else ()
@@ -242,7 +299,6 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
     ns_labels = cluster.namespace_labels_of(pod.namespace)
 
     cache = cluster.__dict__.setdefault(_TOPOLOGY, {})
-    sig = (pod.namespace, tuple(sorted(pod.labels.items())), id(aff), aff)
     infos = cluster.node_infos
     entry = cache.get(sig)
     if entry is None or len(entry["gens"]) != len(infos) or entry["names"] is not infos:
@@ -274,7 +330,7 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
                 gens[i] = ni.generation
                 continue
             sources[i] = (ni.node, summary)
-            new = _node_contribution(ni, summary, inc_aff, inc_anti, pod, ns_labels, memo)
+            new = _node_contribution(ni, summary, inc_aff, inc_anti, pod, ns_labels, memo, identity)
         else:
             # only the existing pods' own terms count: a function of the node object and its
             # pods with affinity (add_pod appends to that list, remove_pod makes a new one)
@@ -283,7 +339,7 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
                 gens[i] = ni.generation
                 continue
             sources[i] = (ni.node, pwa, len(pwa))
-            new = _own_terms_share(ni, pod, ns_labels, memo, label_keys)
+            new = _own_terms_share(ni, pod, ns_labels, memo, label_keys, identity)
         old = shares[i]
         for tk, v, d in old:
             topology[tk][v] -= d

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from planner.domain import Pod
+from planner.domain import POD_IDENTITY_LABELS, Pod, reads_pod_identity
 from planner.scheduler.arrays import MAX, ClusterArrays, gather, per_node
 from planner.scheduler.plugins.podtopologyspread import filtering, scoring
 from planner.scheduler.plugins.podtopologyspread.common import (
@@ -206,18 +206,29 @@ def _eligible(ff: FastFilter, pod: Pod, keys: tuple[str, ...], c: Any) -> np.nda
 
 def _spread_checks(ff: FastFilter, pod: Pod) -> list[SpreadCheck]:
     """The pod's DoNotSchedule constraints with what does not change while this engine lives
-    (the nodes are fixed): per pod spec and (namespace, labels)."""
+    (the nodes are fixed): per what they are made of, the pod's constraints, what its eligible
+    nodes depend on (node selector, required node affinity, tolerations), its namespace and
+    labels; its identity labels left out when no constraint reads them (reads_pod_identity), so
+    that a StatefulSet's pods, each with a spec of its own (its claims), share their checks and
+    each bind updates one of them, not one per pod ever placed."""
     spec = pod.spec
-    hit = ff.spread_specs.get(id(spec))
-    if hit is None or hit[0] is not spec:
-        if len(ff.spread_specs) > ff.MAX_CACHE:
-            ff.spread_specs.clear()
-            ff.spread_by_count.clear()
-        hit = ff.spread_specs[id(spec)] = (spec, {})
-    sig = (pod.namespace, tuple(sorted(pod.labels.items())))
-    checks = hit[1].get(sig)
+    labels = pod.labels.items()
+    if any(k in pod.labels for k in POD_IDENTITY_LABELS) and not reads_pod_identity(pod):
+        labels = ((k, v) for k, v in labels if k not in POD_IDENTITY_LABELS)  # type: ignore[assignment]
+    sig = (
+        pod.namespace,
+        tuple(sorted(labels)),
+        spec.topology_spread_constraints,
+        tuple(sorted(spec.node_selector.items())),
+        spec.affinity.node_required if spec.affinity else None,
+        spec.tolerations,
+    )
+    checks = ff.spread_specs.get(sig)
     if checks is not None:
         return checks
+    if len(ff.spread_specs) > ff.MAX_CACHE:
+        ff.spread_specs.clear()
+        ff.spread_by_count.clear()
     checks = []
     constraints = filtering.get_constraints(pod)
     keys = tuple(c.topology_key for c in constraints)
@@ -236,7 +247,7 @@ def _spread_checks(ff: FastFilter, pod: Pod) -> list[SpreadCheck]:
             check.domain_counts = np.bincount(codes[sel_nodes], weights=per_node[sel_nodes], minlength=len(values)).astype(np.int64)
             ff.spread_by_count.setdefault(count_key, []).append(check)
         checks.append(check)
-    hit[1][sig] = checks
+    ff.spread_specs[sig] = checks
     return checks
 
 
