@@ -184,6 +184,13 @@ def _preemption_input(snap: Snapshot, plans: list[Plan], cluster: ClusterState) 
     return PreemptionInput(preemption_pdbs(snap), keep)
 
 
+def preemption_possible(snap: Snapshot, plans: list[Plan], cluster: ClusterState) -> bool:
+    """Whether check answers for ``plans`` (on ``cluster``, cluster_after_plans's) with its
+    preempting model when the pods do not fit as they are: some running pod has a lower priority
+    than a new pod that may preempt."""
+    return _preemption_input(snap, plans, cluster) is not None
+
+
 def _no_preemption_notes(plans: list[Plan], cluster: ClusterState) -> list[str]:
     """Why preemption does not help an unschedulable answer: a template with preemptionPolicy
     Never while lower-priority pods run."""

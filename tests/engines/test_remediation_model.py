@@ -7,6 +7,8 @@ verification that shares the unchanged cluster (Snapshot.derive).
 * a node group's count is an integer of the model: a plan that needs nodes in several zones (the
   6-zone bench's shape) is found and verified, in one plan;
 * progress is reported with counts;
+* pods that may preempt: the model has no victims, so the candidates are verified one by one as
+  check (which preempts) answers for each;
 * differential (slow): on small random clusters the model's first plan costs no more than the
   first plan of the enumeration it replaced, and is verified again here.
 """
@@ -102,6 +104,31 @@ def test_scale_node_groups_in_several_zones_in_one_plan(tmp_path):
     # progress: what is being done, with the plans found of those wanted
     assert seen and all(isinstance(w, str) and 0 <= d <= t for w, d, t in seen if t)
     assert any(w.startswith("verifying plans: scale-node-group") for w, _, _ in seen)
+
+
+def test_pods_that_may_preempt_get_the_plan_check_accepts_with_preemption(tmp_path):
+    """The preemption scenario with a second node, cordoned, and web asking 2 pods of 3 CPUs: web
+    preempts the batch pod for one, the other waits for the cordoned node.  uncordon reaches the
+    goal only with the preemption (alone, the uncordoned node holds one pod): it is the plan, and
+    the model of the candidate actions (no victims) is not what decides."""
+    import yaml
+
+    d = yaml.safe_load((SCENARIOS / "preemption.yaml").read_text())
+    d["metadata"]["name"] = "preemption-cordoned"
+    d.pop("expect", None)
+    d["nodePools"].append({"name": "spare", "count": 1, "capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"}, "unschedulable": True})
+    web = next(o for o in d["objects"] if o["kind"] == "Deployment" and o["metadata"]["name"] == "web")
+    web["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "3"
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(d))
+    snap = load_snapshot([str(path)])
+    goal = Goal(parse_workload("deployment/web", None), "replicas", 2)
+    out = remediate(snap, goal, top=3, opts=OPTS)
+    assert not out.schedulable_now and out.plans
+    assert [a.type for a in out.plans[0].actions] == ["uncordon"]
+    assert any("preempt" in n for n in out.notes)
+    trial, g = apply_plan(snap, goal, [p for a in out.plans[0].actions for p in a.patches])
+    assert evaluate(trial, g, OPTS).ok
 
 
 # --------------------------------------------------------------------------- random clusters

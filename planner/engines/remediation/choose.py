@@ -59,6 +59,7 @@ from models.remediation import (
 from models.solve import SolveOptions, solve_actions
 from planner.controllers.daemon import daemon_pods_for_node, is_host_network
 from planner.domain import Node, Pod
+from planner.engines.check import preemption_possible
 from planner.engines.problem import build_problem
 from planner.engines.remediation.actions import COST_FIELDS, PREFERENCE, Action, Cost, Plan
 from planner.engines.remediation.candidates import (
@@ -100,6 +101,12 @@ class Chosen:
     leftover: list[Action] = field(default_factory=list)  # candidates the model could not take: verified as before
     notes: list[str] = field(default_factory=list)
     fallback: bool = False  # the model could not tell the candidates apart: all of them are enumerated
+
+
+class Preempting(Exception):
+    """The goal's pods may preempt running lower-priority pods: check (which verifies every plan)
+    preempts when they do not fit, and the action model has no victims; the candidates are
+    verified one by one and in pairs instead (Chosen.fallback), as check answers for each."""
 
 
 @dataclass
@@ -245,7 +252,10 @@ def build_space(snap: Snapshot, ctx: Context, cands: list[Action], allow_destruc
 
     # the world of the running pods kept
     plan_s = plan_workload(snap, ref, n)
-    cluster_s = cluster_after_plans(snap, [plan_s]).with_nodes(new_infos, replaced)
+    cluster_s = cluster_after_plans(snap, [plan_s])
+    if preemption_possible(snap, [plan_s], cluster_s):
+        raise Preempting
+    cluster_s = cluster_s.with_nodes(new_infos, replaced)
     prob_s, pctx_s = build_problem(cluster_s, [plan_s], relax_order=True, tags=tags)
     classes: dict[str, dict[str, int]] = {STAY: _sized(prob_s, pctx_s.node_class, specs, limit)}
     stay = World(STAY, view(prob_s, [g.index for g in prob_s.groups]))
@@ -331,7 +341,16 @@ def choose(
     t0 = time.monotonic()
     if progress:
         progress("building the model of the candidate actions", 0, top)
-    space = build_space(search.snap, ctx, cands, allow_destructive)
+    try:
+        space = build_space(search.snap, ctx, cands, allow_destructive)
+    except Preempting:
+        out.notes.append(
+            "the pods may preempt lower-priority pods, which the model of the candidate actions does not weigh: "
+            "the candidates were verified one by one and in pairs, with preemption"
+        )
+        out.leftover = [a for a in cands if a.type != "scale-to"]
+        out.fallback = True
+        return out
     out.leftover = space.leftover
     out.rejected.extend(space.rejected)
     am = space.am

@@ -326,7 +326,7 @@ def remediate(
         # one CP-SAT model chooses the actions (planner.engines.remediation.choose); its optima
         # are verified, cheapest first
         chosen = choose(search, ctx, cands, allow_destructive, top, search.report)
-        plans, rejected, model_stats = chosen.plans, chosen.rejected, chosen.stats
+        plans, rejected, model_stats = chosen.plans, chosen.rejected, chosen.stats or None  # None: the model was not built
         notes += chosen.notes
         rest = list(chosen.leftover)
         if "scale-to" not in forbidden and not search.exhausted:
