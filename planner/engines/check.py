@@ -179,7 +179,11 @@ def _preemption_input(snap: Snapshot, plans: list[Plan], cluster: ClusterState) 
     preempt, or no running pod but the workloads' own has a lower priority)."""
     specs = {id(p.spec): p.spec for plan in plans for p in plan.new}
     keep = {p.key for plan in plans for p in plan.keep}
-    if not any(victims_of(sp, [q for q in ni.pods if q.key not in keep]) for sp in specs.values() for ni in cluster.node_infos):
+    # a pod some template may evict, the highest-priority template that may preempt may evict too
+    # (victims_of: a strictly lower priority): that one template asked of each node, not every
+    # pod's (a StatefulSet's pods have a spec each)
+    top = max((sp for sp in specs.values() if may_preempt(sp)), key=lambda sp: sp.priority, default=None)
+    if top is None or not any(victims_of(top, [q for q in ni.pods if q.key not in keep]) for ni in cluster.node_infos):
         return None
     return PreemptionInput(preemption_pdbs(snap), keep)
 
