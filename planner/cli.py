@@ -38,7 +38,7 @@ class Format(str, Enum):
 
 Snapshots = Annotated[
     list[str],
-    typer.Argument(help="Snapshot files or directories (kubectl -o yaml|json, helm template output, scenarios); - for stdin.", show_default=False),
+    typer.Argument(help="Snapshot files or directories (kubectl -o yaml|json, helm template output, scenarios); - for stdin.", show_default=False, metavar="PATH"),
 ]
 OutputOpt = Annotated[Format, typer.Option("-o", "--output", help="Output format.")]
 NamespaceOpt = Annotated[str | None, typer.Option("-n", "--namespace", help="Namespace of the names given (like kubectl); default: default.")]

@@ -104,6 +104,9 @@ def _render_plan(lines: list[str], title: str, p: dict) -> None:
             lines.append(f"     $ {cmd}")
 
 
+REJECTED_SHOWN = 6  # the table lists this many rejected candidates; -o json lists them all
+
+
 def render_remediate(r: dict) -> str:
     lines = []
     goal = _goal_text(r["goal"])
@@ -125,8 +128,10 @@ def render_remediate(r: dict) -> str:
             _render_plan(lines, f"alternative {i}", p)
     if r.get("rejected"):
         lines.append("tried and rejected (the goal still fails):")
-        for x in r["rejected"]:
+        for x in r["rejected"][:REJECTED_SHOWN]:
             lines.append(f"  - {' + '.join(x['actions'])}: {x['reason']}")
+        if len(r["rejected"]) > REJECTED_SHOWN:
+            lines.append(f"  ... and {len(r['rejected']) - REJECTED_SHOWN} more (-o json lists every one)")
     for n in r.get("notes", []):
         lines.append(f"note: {n}")
     return "\n".join(lines)

@@ -39,3 +39,17 @@ def test_no_progress_on_a_pipe():
     )
     assert r.returncode == 0, r.stderr
     assert b"verifying" not in r.stderr and b"ETA" not in r.stderr and b"\r" not in r.stderr
+
+
+def test_table_lists_the_first_rejected_candidates_and_counts_the_rest():
+    """A long "tried and rejected" list is cut in the table (JSON keeps every one)."""
+    from planner.commands.remediate import REJECTED_SHOWN, render_remediate
+
+    rejected = [{"actions": [f"scale-node-group nodegroup/g/zone-{i}"], "reason": "replay: still Pending"} for i in range(REJECTED_SHOWN + 4)]
+    r = {"goal": {"type": "replicas", "workload": "statefulset/default/s", "replicas": 3}, "schedulable_now": False, "plans": [], "failure": "",
+         "rejected": rejected, "notes": []}
+    text = render_remediate(r)
+    assert text.count("\n  - scale-node-group") == REJECTED_SHOWN
+    assert "... and 4 more (-o json lists every one)" in text
+    r["rejected"] = rejected[:REJECTED_SHOWN]
+    assert "more (-o json" not in render_remediate(r)
