@@ -58,6 +58,8 @@ class CheckOutcome:
     # victim choice, replayed in the placement's order, reaches the placement (None: not replayed)
     preempted: list[dict] = field(default_factory=list)
     preemption_exact: bool | None = None
+    # an unschedulable answer's model and its unsat core, until explained (_explained)
+    proof: tuple[Built, list[Guard]] | None = field(default=None, repr=False, compare=False)
 
 
 MAX_SEQUENCE_STEPS = 40
@@ -118,9 +120,6 @@ def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: 
         return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)
     cluster = cluster_after_plans(snap, plans)
     filters = None if profile is None else profile.filters
-    pre = _preemption_input(snap, plans, cluster)
-    # with preemption possible, an unschedulable answer comes from its model
-    explain = explain and pre is None
     problem, ctx = build_problem(cluster, plans, enabled=enabled)
     notes += problem.notes
     stats: dict[str, Any] = {
@@ -138,12 +137,12 @@ def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: 
         # and its placement, replayed strictly in ordinal order through the filters, a witness.
         relaxed, rctx = build_problem(cluster, plans, relax_order=True, enabled=enabled)
         rstats = {**stats, "groups": len(relaxed.groups), "node_classes": len(relaxed.classes), "model": "unordered relaxation"}
-        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False, filters=filters, explain=explain)
+        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False, filters=filters)
         if out is not None:
             stats = rstats
-            problem = relaxed
+            problem, ctx = relaxed, rctx
     if out is None:
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False, filters=filters, explain=explain)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False, filters=filters)
     if out is None:
         # The final placements found cannot be ordered through the filters: decide exactly with
         # the sequenced model (one node per class when per-node domains are involved).
@@ -159,13 +158,19 @@ def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: 
             )
         stats["model"] = "ordered" if problem.ordered else "sequenced"
         stats["node_classes"] = len(problem.classes)
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered, filters=filters, explain=explain)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered, filters=filters)
         if out is None:
             raise UnknownResult("unknown: no verified order found for the model's placement; planner gives no answer rather than a wrong one")
-    if not out.schedulable and pre is not None:
-        out = _preempting(cluster, plans, pre, opts, stats, filters, enabled)
-    elif not out.schedulable:
-        notes += _no_preemption_notes(plans, cluster)
+    if not out.schedulable:
+        # with preemption possible, an unschedulable answer comes from its model; asked only
+        # when the pods do not fit as they are (it reads every running pod)
+        pre = _preemption_input(snap, plans, cluster)
+        if pre is not None:
+            out = _preempting(cluster, plans, pre, opts, stats, filters, enabled, explain)
+        else:
+            notes += _no_preemption_notes(plans, cluster)
+            if explain:
+                out.explanation = _explained(out, ctx, opts)
     out.plans = plans
     out.notes = notes + out.notes
     return out
@@ -218,10 +223,11 @@ def _preempting(
     stats: dict,
     filters: Filters,
     enabled: frozenset[str] | None,
+    explain: bool = True,
 ) -> CheckOutcome:
     """The workloads' pods do not fit among the running pods: decide with DefaultPreemption's
     victims (models/defaultpreemption.py).  Infeasible: a minimal why, which counts the room the
-    victims could free.  Feasible: the fewest PodDisruptionBudget violations, then the fewest
+    victims could free (``explain`` False: the verdict alone).  Feasible: the fewest PodDisruptionBudget violations, then the fewest
     victims; the placement is replayed through every filter with the victims gone (the witness),
     then through upstream's own per-node victim choice (SelectVictimsOnNode) in the same order."""
     ordered = any(plan.ordered and plan.new for plan in plans)
@@ -235,8 +241,10 @@ def _preempting(
         if res.status == "unknown":
             raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
         if res.status == "infeasible":
-            core = minimise_core(built, res.core, opts)
             notes = [_preemption_considered(problem)] if problem.victims else []
+            if not explain:
+                return CheckOutcome(False, {}, [], [], problem, pstats, notes)
+            core = minimise_core(built, res.core, opts)
             return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, pstats, notes)
         add_victim_objective(built)
         hint(built, res.x, res.victims)
@@ -326,8 +334,9 @@ def _attempt(
     stats: dict,
     sequenced: bool,
     filters: Filters = None,
-    explain: bool = True,
 ) -> CheckOutcome | None:
+    """One solve: an unschedulable outcome (its explanation left to _explained), a verified
+    witness, or None when the model's placement could not be ordered through the filters."""
     built = models.build(problem)
     if sequenced:
         add_sequence(built)
@@ -336,14 +345,21 @@ def _attempt(
     if res.status == "unknown":
         raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
     if res.status == "infeasible":
-        if not explain:
-            return CheckOutcome(False, {}, [], [], problem, stats, [])
-        core = minimise_core(built, res.core, opts)
-        return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, stats, [])
+        out = CheckOutcome(False, {}, [], [], problem, stats, [])
+        out.proof = (built, res.core)
+        return out
     placement = order_witness(problem, ctx, res.x, cluster, res.sequence or None, filters)
     if placement is None:
         return None
     return CheckOutcome(True, placement, [], [], problem, stats, [])
+
+
+def _explained(out: CheckOutcome, ctx: Context, opts: SolveOptions) -> list[dict]:
+    """The minimal explanation of an unschedulable outcome of _attempt (its model and core)."""
+    assert out.proof is not None
+    built, core = out.proof
+    out.proof = None
+    return explain_core(built, minimise_core(built, core, opts), ctx, opts)
 
 
 def check_by_known_order(
