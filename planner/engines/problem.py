@@ -134,10 +134,10 @@ class Memo:
         for pvs, scs, table in self.worlds:
             if pvs == cluster.pvs and scs == cluster.storage_classes:
                 return table
-        table: dict[tuple, list[tuple[tuple, tuple[Any, Any]]]] = {}
-        self.worlds.insert(0, (dict(cluster.pvs), dict(cluster.storage_classes), table))
+        fresh: dict[tuple, list[tuple[tuple, tuple[Any, Any]]]] = {}
+        self.worlds.insert(0, (dict(cluster.pvs), dict(cluster.storage_classes), fresh))
         del self.worlds[self.WORLDS:]
-        return table
+        return fresh
 
 
 class _SharedPreFilter(volumebinding.PreFilterMemo):

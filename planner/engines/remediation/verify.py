@@ -51,8 +51,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from models.solve import SolveOptions
-from planner.engines.remediation.actions import ObjectPatch
 from planner.engines.problem import Memo
+from planner.engines.remediation.actions import ObjectPatch
 from planner.engines.remediation.jsonpatch import PatchError, apply_json_patch, apply_merge_patch
 from planner.engines.workloads import WorkloadRef, find_workload
 from planner.errors import InputError, UnknownResult, UsageError
