@@ -13,6 +13,8 @@ plugins constrain the problem.
 
 from __future__ import annotations
 
+from bisect import insort
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +27,7 @@ from models.sequence import add_sequence
 from models.solve import SolveOptions, minimise_core, solve
 from planner.controllers.disruption import preemption_pdbs
 from planner.domain import PODS
-from planner.engines.problem import Context, build_problem
+from planner.engines.problem import Context, Memo, build_problem
 from planner.engines.workloads import Plan, RoomBound, WorkloadRef, cluster_after_plans, past_bound, plan_workload
 from planner.errors import UnknownResult, UsageError
 from planner.scheduler.binding import WitnessFilters
@@ -58,6 +60,8 @@ class CheckOutcome:
     # victim choice, replayed in the placement's order, reaches the placement (None: not replayed)
     preempted: list[dict] = field(default_factory=list)
     preemption_exact: bool | None = None
+    # an unschedulable answer's model and its unsat core, until explained (_explained)
+    proof: tuple[Built, list[Guard]] | None = field(default=None, repr=False, compare=False)
 
 
 MAX_SEQUENCE_STEPS = 40
@@ -88,13 +92,15 @@ def check_replicas(
     profile: Profile | None = None,
     source: str | None = None,
     explain: bool = True,
+    memo: Memo | None = None,
 ) -> CheckOutcome:
     """Can the workloads run ``replicas`` (default: each one's spec.replicas)?  ``source``: what
     asked for the count (an option), named in the error for one too large to plan.  ``profile``: the scheduling profile whose filters decide (--scheduler-config; None: the
     default profile): a filter it disables adds no constraint, its DoNotSchedule default spread
     constraints are the constraints of pods without their own.  ``explain``: an unschedulable
     answer comes with its minimal explanation (False: the verdict alone, for a caller that only
-    needs it, such as remediate's search for the nearest count)."""
+    needs it, such as remediate's search for the nearest count).  ``memo``: what the problems of
+    related questions share (planner.engines.problem.Memo: remediate's checks of its plans)."""
     opts = opts or SolveOptions()
     if replicas is not None and replicas < 0:
         raise UsageError(f"--replicas {replicas}: must be greater than or equal to 0")
@@ -104,13 +110,15 @@ def check_replicas(
         if bound is not None:  # more than the cluster could ever hold: no pod is planned
             return bound_outcome(bound, replicas)
     plans = _plans(snap, refs, replicas, profile, source)
-    return check_plans(snap, plans, opts, profile, explain)
+    return check_plans(snap, plans, opts, profile, explain, memo)
 
 
-def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: Profile | None = None, explain: bool = True) -> CheckOutcome:
+def check_plans(
+    snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: Profile | None = None, explain: bool = True, memo: Memo | None = None
+) -> CheckOutcome:
     """check_replicas for plans made (planner.engines.workloads.Plan): their new pods placed
     beside the cluster's, removed pods gone; a witness verified through the filters, or a
-    minimal explanation.  ``profile``, ``explain``: as check_replicas's (the plans' new pods already
+    minimal explanation.  ``profile``, ``explain``, ``memo``: as check_replicas's (the plans' new pods already
     defaulted by it: _plans)."""
     enabled = _enabled(profile)
     notes = [n for p in plans for n in p.notes]
@@ -118,10 +126,7 @@ def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: 
         return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)
     cluster = cluster_after_plans(snap, plans)
     filters = None if profile is None else profile.filters
-    pre = _preemption_input(snap, plans, cluster)
-    # with preemption possible, an unschedulable answer comes from its model
-    explain = explain and pre is None
-    problem, ctx = build_problem(cluster, plans, enabled=enabled)
+    problem, ctx = build_problem(cluster, plans, enabled=enabled, memo=memo)
     notes += problem.notes
     stats: dict[str, Any] = {
         "pods_to_place": sum(g.count for g in problem.groups),
@@ -136,21 +141,21 @@ def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: 
         # The exact ordered model grows with the square of the pods: first the unordered model, a
         # relaxation (an ordinal-order sequence is a sequence): its "unschedulable" is a proof,
         # and its placement, replayed strictly in ordinal order through the filters, a witness.
-        relaxed, rctx = build_problem(cluster, plans, relax_order=True, enabled=enabled)
+        relaxed, rctx = build_problem(cluster, plans, relax_order=True, enabled=enabled, memo=memo)
         rstats = {**stats, "groups": len(relaxed.groups), "node_classes": len(relaxed.classes), "model": "unordered relaxation"}
-        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False, filters=filters, explain=explain)
+        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False, filters=filters)
         if out is not None:
             stats = rstats
-            problem = relaxed
+            problem, ctx = relaxed, rctx
     if out is None:
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False, filters=filters, explain=explain)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False, filters=filters)
     if out is None:
         # The final placements found cannot be ordered through the filters: decide exactly with
         # the sequenced model (one node per class when per-node domains are involved).
         steps = stats["pods_to_place"]
         per_node = any(sp.per_node for sp in problem.spreads) or any(f.per_node for f in problem.affinity) or any(a.per_node for a in problem.anti)
         if per_node:
-            problem, ctx = build_problem(cluster, plans, aggregate=False, enabled=enabled)
+            problem, ctx = build_problem(cluster, plans, aggregate=False, enabled=enabled, memo=memo)
         size = steps * len(problem.groups) * len(problem.classes)
         if steps > MAX_SEQUENCE_STEPS or size > MAX_SEQUENCE_SIZE:
             raise UnknownResult(
@@ -159,13 +164,19 @@ def check_plans(snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: 
             )
         stats["model"] = "ordered" if problem.ordered else "sequenced"
         stats["node_classes"] = len(problem.classes)
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered, filters=filters, explain=explain)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=not problem.ordered, filters=filters)
         if out is None:
             raise UnknownResult("unknown: no verified order found for the model's placement; planner gives no answer rather than a wrong one")
-    if not out.schedulable and pre is not None:
-        out = _preempting(cluster, plans, pre, opts, stats, filters, enabled)
-    elif not out.schedulable:
-        notes += _no_preemption_notes(plans, cluster)
+    if not out.schedulable:
+        # with preemption possible, an unschedulable answer comes from its model; asked only
+        # when the pods do not fit as they are (it reads every running pod)
+        pre = _preemption_input(snap, plans, cluster)
+        if pre is not None:
+            out = _preempting(cluster, plans, pre, opts, stats, filters, enabled, explain, memo)
+        else:
+            notes += _no_preemption_notes(plans, cluster)
+            if explain:
+                out.explanation = _explained(out, ctx, opts)
     out.plans = plans
     out.notes = notes + out.notes
     return out
@@ -218,15 +229,17 @@ def _preempting(
     stats: dict,
     filters: Filters,
     enabled: frozenset[str] | None,
+    explain: bool = True,
+    memo: Memo | None = None,
 ) -> CheckOutcome:
     """The workloads' pods do not fit among the running pods: decide with DefaultPreemption's
     victims (models/defaultpreemption.py).  Infeasible: a minimal why, which counts the room the
-    victims could free.  Feasible: the fewest PodDisruptionBudget violations, then the fewest
+    victims could free (``explain`` False: the verdict alone).  Feasible: the fewest PodDisruptionBudget violations, then the fewest
     victims; the placement is replayed through every filter with the victims gone (the witness),
     then through upstream's own per-node victim choice (SelectVictimsOnNode) in the same order."""
     ordered = any(plan.ordered and plan.new for plan in plans)
     for relax in ([True, False] if ordered else [False]):
-        problem, ctx = build_problem(cluster, plans, relax_order=relax, enabled=enabled, preemption=pre)
+        problem, ctx = build_problem(cluster, plans, relax_order=relax, enabled=enabled, preemption=pre, memo=memo)
         pstats = {**stats, "groups": len(problem.groups), "node_classes": len(problem.classes), "victim_candidates": len(problem.victims),
                   "model": ("unordered relaxation" if relax else stats.get("model", "final-state")) + " with preemption"}
         built = models.build(problem)
@@ -235,8 +248,10 @@ def _preempting(
         if res.status == "unknown":
             raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
         if res.status == "infeasible":
-            core = minimise_core(built, res.core, opts)
             notes = [_preemption_considered(problem)] if problem.victims else []
+            if not explain:
+                return CheckOutcome(False, {}, [], [], problem, pstats, notes)
+            core = minimise_core(built, res.core, opts)
             return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, pstats, notes)
         add_victim_objective(built)
         hint(built, res.x, res.victims)
@@ -326,8 +341,9 @@ def _attempt(
     stats: dict,
     sequenced: bool,
     filters: Filters = None,
-    explain: bool = True,
 ) -> CheckOutcome | None:
+    """One solve: an unschedulable outcome (its explanation left to _explained), a verified
+    witness, or None when the model's placement could not be ordered through the filters."""
     built = models.build(problem)
     if sequenced:
         add_sequence(built)
@@ -336,14 +352,21 @@ def _attempt(
     if res.status == "unknown":
         raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
     if res.status == "infeasible":
-        if not explain:
-            return CheckOutcome(False, {}, [], [], problem, stats, [])
-        core = minimise_core(built, res.core, opts)
-        return CheckOutcome(False, {}, explain_core(built, core, ctx, opts), [], problem, stats, [])
+        out = CheckOutcome(False, {}, [], [], problem, stats, [])
+        out.proof = (built, res.core)
+        return out
     placement = order_witness(problem, ctx, res.x, cluster, res.sequence or None, filters)
     if placement is None:
         return None
     return CheckOutcome(True, placement, [], [], problem, stats, [])
+
+
+def _explained(out: CheckOutcome, ctx: Context, opts: SolveOptions) -> list[dict]:
+    """The minimal explanation of an unschedulable outcome of _attempt (its model and core)."""
+    assert out.proof is not None
+    built, core = out.proof
+    out.proof = None
+    return explain_core(built, minimise_core(built, core, opts), ctx, opts)
 
 
 def check_by_known_order(
@@ -431,13 +454,21 @@ def order_witness(
     cluster = base.clone()
     witness = WitnessFilters(cluster, filters)
     quota = {k: v for k, v in x.items() if v > 0}
-    queues = [list(pods) for pods in ctx.group_pods]
+    # the classes each group still has quota on (the candidates of a step are sorted, so their
+    # order here does not matter)
+    open_classes: dict[int, list[int]] = {}
+    for g, c in quota:
+        open_classes.setdefault(g, []).append(c)
+    queues = [deque(pods) for pods in ctx.group_pods]
     heads: dict[str, int] = {}
     for seq in ctx.ordered_plans:
         for i, k in enumerate(seq):
             heads[k] = i
     done_in_plan: dict[int, int] = {}
     placed_count: dict[str, int] = {}  # node -> new pods placed there
+    # per class its nodes by (new pods placed there, position in the class): the order the nodes
+    # are tried in, kept sorted as pods are placed instead of sorted again for every pod
+    by_load: dict[int, list[tuple[int, int, str]]] = {}
     tally: dict[tuple[int, str], int] = {}  # (spread, domain) -> new matching pods placed
     placement: dict[str, str] = {}
     total = sum(len(q) for q in queues)
@@ -445,6 +476,7 @@ def order_witness(
     for s in problem.spreads:
         for g in s.carriers:
             spreads_of.setdefault(g, []).append(s)
+    matching = [[s for s in problem.spreads if g in s.matchers] for g in range(len(queues))]
     step = 0
     while len(placement) < total:
         cands = []
@@ -459,32 +491,35 @@ def order_witness(
             plan_i = ctx.plan_of[pod.key]
             if pod.key in heads and heads[pod.key] != done_in_plan.get(plan_i, 0):
                 continue
-            for (gg, c), n in quota.items():
-                if gg != g or n <= 0:
-                    continue
-                cands.append((_priority(problem, spreads_of.get(g, []), c, tally), g, c))
+            for c in open_classes.get(g, ()):
+                if quota[(g, c)] > 0:
+                    cands.append((_priority(problem, spreads_of.get(g, []), c, tally), g, c))
         cands.sort()
         progressed = False
         tries = 0
         for _, g, c in cands:
             pod = queues[g][0]
-            nodes = sorted(problem.classes[c].nodes, key=lambda n: placed_count.get(n, 0))
-            for node in nodes:
+            order = by_load.get(c)
+            if order is None:
+                order = by_load[c] = [(placed_count.get(n, 0), i, n) for i, n in enumerate(problem.classes[c].nodes)]
+                order.sort()
+            for pos, (load, i, node) in enumerate(order):
                 tries += 1
                 if witness.fits(pod, node):
                     continue
                 witness.bind(pod, node)
                 placement[pod.key] = node
-                placed_count[node] = placed_count.get(node, 0) + 1
+                placed_count[node] = load + 1
+                del order[pos]
+                insort(order, (load + 1, i, node))
                 quota[(g, c)] -= 1
-                queues[g].pop(0)
+                queues[g].popleft()
                 if pod.key in heads:
                     pi = ctx.plan_of[pod.key]
                     done_in_plan[pi] = done_in_plan.get(pi, 0) + 1
-                for s in problem.spreads:
-                    if g in s.matchers:
-                        d = node if s.per_node else problem.classes[c].domains.get(s.topology_key, "")
-                        tally[(s.index, d)] = tally.get((s.index, d), 0) + 1
+                for s in matching[g]:
+                    d = node if s.per_node else problem.classes[c].domains.get(s.topology_key, "")
+                    tally[(s.index, d)] = tally.get((s.index, d), 0) + 1
                 progressed = True
                 break
             if progressed or tries > 400:

@@ -34,6 +34,7 @@ from planner.scheduler.plugins.nodevolumelimits import problem as nodevolumelimi
 from planner.scheduler.plugins.podtopologyspread import filtering as pts
 from planner.scheduler.plugins.podtopologyspread import problem as podtopologyspread
 from planner.scheduler.plugins.tainttoleration import filtering as tainttoleration
+from planner.scheduler.plugins.volumebinding import filtering as vb_filtering
 from planner.scheduler.plugins.volumebinding import problem as volumebinding
 from planner.scheduler.plugins.volumebinding.problem import VOLUME_PLUGINS, volume_classes
 from planner.scheduler.registry import FilterPlugin
@@ -46,7 +47,7 @@ STATIC_PARTS = ((ipa.NAME, interpodaffinity.static_failures), (pts.NAME, podtopo
 Enabled = frozenset[str] | None
 _ORDER = {name: i for i, name in enumerate((*(m.NAME for m in STATIC_PLUGINS), *(m.NAME for m in VOLUME_PLUGINS), ipa.NAME, pts.NAME))}
 
-__all__ = ["STATIC_PLUGINS", "Context", "build_problem"]
+__all__ = ["STATIC_PLUGINS", "Context", "Memo", "build_problem"]
 
 
 @dataclass
@@ -112,6 +113,59 @@ def _run_static(mod: FilterPlugin, pod: Pod, cluster: ClusterState, out: list[li
             out[i].append((mod.NAME, st.message))
 
 
+class Memo:
+    """What stays valid across the problems of one set of questions on related clusters (a
+    remediation's action model and its plans' checks: the same pods planned on clusters that
+    differ by a few nodes or by the workload's template): VolumeBinding's PreFilter per pod.
+
+    PreFilter (plugins/volumebinding/filtering.py pre_filter) reads of the pod its namespace, its
+    volumes, and its uid and name only for an ephemeral volume's owner; of the cluster, the claims
+    those volumes name, every PersistentVolume and every StorageClass.  A result is reused for a
+    pod equal on those, with equal claims, on a cluster whose PVs and StorageClasses equal those
+    it was computed on (compared once per problem: a few worlds are kept)."""
+
+    WORLDS = 4
+
+    def __init__(self) -> None:
+        # per world (its PVs and StorageClasses): pod part -> [(its claims, PreFilter's result)]
+        self.worlds: list[tuple[dict, dict, dict[tuple, list[tuple[tuple, tuple[Any, Any]]]]]] = []
+
+    def world(self, cluster: ClusterState) -> dict[tuple, list[tuple[tuple, tuple[Any, Any]]]]:
+        for pvs, scs, table in self.worlds:
+            if pvs == cluster.pvs and scs == cluster.storage_classes:
+                return table
+        fresh: dict[tuple, list[tuple[tuple, tuple[Any, Any]]]] = {}
+        self.worlds.insert(0, (dict(cluster.pvs), dict(cluster.storage_classes), fresh))
+        del self.worlds[self.WORLDS:]
+        return fresh
+
+
+class _SharedPreFilter(volumebinding.PreFilterMemo):
+    """PreFilterMemo backed by a Memo: a pod's result from another problem when it is valid here."""
+
+    def __init__(self, cluster: ClusterState, memo: Memo) -> None:
+        super().__init__(cluster)
+        self.table = memo.world(cluster)
+
+    def __call__(self, pod: Pod) -> tuple[Any, Any]:
+        hit = self.memo.get(pod.key)
+        if hit is None:
+            vols = pod.spec.volumes
+            eph = any(v.ephemeral for v in vols)
+            part = (pod.namespace, vols, (pod.name, pod.uid) if eph else None)
+            claims = tuple(self.cluster.pvcs.get(f"{pod.namespace}/{v.claim_name}") for v in vols)
+            entries = self.table.setdefault(part, [])
+            for known, result in entries:
+                if known == claims:
+                    hit = result
+                    break
+            else:
+                hit = vb_filtering.pre_filter(pod, self.cluster)
+                entries.append((claims, hit))
+            self.memo[pod.key] = hit
+        return hit
+
+
 def _per_node_keys(cluster: ClusterState, keys: set[str]) -> set[str]:
     """Topology keys whose values are unique per node (hostname-like domains)."""
     out = set()
@@ -131,6 +185,7 @@ def build_problem(
     preemption: defaultpreemption.PreemptionInput | None = None,
     tags: dict[str, str] | None = None,
     links: dict[int, int] | None = None,
+    memo: Memo | None = None,
 ) -> tuple[Problem, Context]:
     """``relax_order``: the unordered model even for an OrderedReady workload (a relaxation: its
     "unschedulable" is a proof for the ordinal order too; its witness still follows that order).
@@ -146,7 +201,8 @@ def build_problem(
     gates them).  ``links``: plan index -> the plan it is
     a variant of (the same pods, position by position, from a changed template: a remediation's
     candidate); the pods of linked plans are grouped alike, position by position (the common
-    refinement of their groupings), so that group i of one is group i of the other."""
+    refinement of their groupings), so that group i of one is group i of the other.  ``memo``:
+    what the problems of related questions share (Memo); the problem is the same without it."""
 
     def on(name: str) -> bool:
         return enabled is None or name in enabled
@@ -176,7 +232,7 @@ def build_problem(
     verdicts: list[Any] = []
     details: dict[str, tuple[list[str], str]] = {}
     vclasses = volume_classes(cluster) if any(p.spec.volumes for _, p in new_pods) else None
-    vb_pre_filter = volumebinding.PreFilterMemo(cluster)
+    vb_pre_filter = volumebinding.PreFilterMemo(cluster) if memo is None else _SharedPreFilter(cluster, memo)
     sig_memo: dict[tuple, tuple] = {}  # pods alive for the whole build: their ids are stable
     for i, p in new_pods:
         sig = _signature_memo(sig_memo, p, i, identity_read)

@@ -226,3 +226,26 @@ def test_check_preempts_iff_the_replay_reaches_n(name: str, workload: str, n: in
         replay_preempted = sum(1 for st in res["steps"] for e in st["events"] if e["type"] == "preempted")
         assert bool(out.preempted) == (replay_preempted > 0)
         assert out.preemption_exact is not False
+
+
+@pytest.mark.parametrize("name,workload,n", [q for q in SCENARIO_QUESTIONS if q[0] != "preemption-never.yaml"])
+def test_verdict_alone_skips_the_preempting_explanation(name: str, workload: str, n: int, monkeypatch):
+    """explain=False (remediate's search for the nearest count): the same verdict, and an
+    unschedulable one with preemption considered is not explained (no core is minimised)."""
+    import planner.engines.check as check
+    from planner.engines.workloads import parse_workload
+    from planner.load import load_snapshot
+    from tests.conftest import SCENARIOS
+
+    ref = parse_workload(workload, None)
+    full = check_replicas(load_snapshot([str(SCENARIOS / name)]), [ref], n)
+
+    def refuse(*a, **k):
+        raise AssertionError("minimise_core called for a verdict alone")
+
+    monkeypatch.setattr(check, "minimise_core", refuse)
+    alone = check_replicas(load_snapshot([str(SCENARIOS / name)]), [ref], n, explain=False)
+    assert alone.schedulable == full.schedulable
+    assert not alone.explanation
+    if not full.schedulable:
+        assert full.explanation

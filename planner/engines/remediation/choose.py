@@ -60,7 +60,7 @@ from models.solve import SolveOptions, solve_actions
 from planner.controllers.daemon import daemon_pods_for_node, is_host_network
 from planner.domain import Node, Pod
 from planner.engines.check import preemption_possible
-from planner.engines.problem import build_problem
+from planner.engines.problem import Memo, build_problem
 from planner.engines.remediation.actions import COST_FIELDS, PREFERENCE, Action, Cost, Plan
 from planner.engines.remediation.candidates import (
     MAX_ADDED_PER_ZONE,
@@ -207,10 +207,13 @@ def _claim_groups(problem: Any, pods: dict[str, Pod], claim_key: str) -> list[in
     return out
 
 
-def build_space(snap: Snapshot, ctx: Context, cands: list[Action], allow_destructive: bool, limit: int | None = None) -> _Space:
+def build_space(
+    snap: Snapshot, ctx: Context, cands: list[Action], allow_destructive: bool, limit: int | None = None, memo: Memo | None = None
+) -> _Space:
     """The action model of a replica goal's candidates (module docstring): its two worlds built
     by planner.engines.problem on the cluster with the nodes options add or uncordon, the template
-    changes as variants of the rolled world, the options' cost vectors."""
+    changes as variants of the rolled world, the options' cost vectors.  ``memo``: what the
+    problems share with the checks of the plans (planner.engines.problem.Memo)."""
     goal = ctx.goal
     ref = goal.ref
     n = goal.replicas
@@ -256,7 +259,7 @@ def build_space(snap: Snapshot, ctx: Context, cands: list[Action], allow_destruc
     if preemption_possible(snap, [plan_s], cluster_s):
         raise Preempting
     cluster_s = cluster_s.with_nodes(new_infos, replaced)
-    prob_s, pctx_s = build_problem(cluster_s, [plan_s], relax_order=True, tags=tags)
+    prob_s, pctx_s = build_problem(cluster_s, [plan_s], relax_order=True, tags=tags, memo=memo)
     classes: dict[str, dict[str, int]] = {STAY: _sized(prob_s, pctx_s.node_class, specs, limit)}
     stay = World(STAY, view(prob_s, [g.index for g in prob_s.groups]))
     stay.gated = {pctx_s.node_class[name]: oid for name, oid in uncordons.items() if name in pctx_s.node_class}
@@ -286,7 +289,7 @@ def build_space(snap: Snapshot, ctx: Context, cands: list[Action], allow_destruc
     if kept:
         cluster_r = _rolled_cluster(snap, ref, plan_r).with_nodes(new_infos, replaced)
         plans = [plan_r] + [p for _, p in kept]
-        union, pctx_r = build_problem(cluster_r, plans, relax_order=True, tags=tags, links={i: 0 for i in range(1, len(plans))})
+        union, pctx_r = build_problem(cluster_r, plans, relax_order=True, tags=tags, links={i: 0 for i in range(1, len(plans))}, memo=memo)
         classes[ROLL] = _sized(union, pctx_r.node_class, specs, limit)
         position = {p.key: (i, k) for i, plan in enumerate(plans) for k, p in enumerate(plan.new)}
         by_pos: dict[tuple[int, int], int] = {}
@@ -342,7 +345,7 @@ def choose(
     if progress:
         progress("building the model of the candidate actions", 0, top)
     try:
-        space = build_space(search.snap, ctx, cands, allow_destructive)
+        space = build_space(search.snap, ctx, cands, allow_destructive, memo=search.memo)
     except Preempting:
         out.notes.append(
             "the pods may preempt lower-priority pods, which the model of the candidate actions does not weigh: "

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from models.solve import SolveOptions
+from planner.engines.problem import Memo
 from planner.engines.remediation.actions import ACTION_TYPES, Action, Cost, Plan
 from planner.engines.remediation.candidates import (
     MAX_ADDED_PER_ZONE,
@@ -139,7 +140,7 @@ def check_forbid(forbid: Iterable[str]) -> list[str]:
 # --------------------------------------------------------------------------- diagnosis
 
 
-def diagnose(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int) -> Failure:
+def diagnose(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int, memo: Memo | None = None) -> Failure:
     """What blocks the goal: the plugins named and the claims that pin pods to be placed."""
     f = Failure()
     ref = goal.ref
@@ -147,7 +148,7 @@ def diagnose(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int) -> Failu
         from planner.engines.check import check_replicas
 
         try:
-            out = check_replicas(snap, [ref], goal.replicas, opts)
+            out = check_replicas(snap, [ref], goal.replicas, opts, memo=memo)
         except UnknownResult as e:
             f.text = str(e)
             f.plugins = set(PLUGINS)
@@ -239,6 +240,7 @@ class Search:
         self.verifications = 0
         self.deadline = time.monotonic() + BUDGET_SECONDS
         self._phase: tuple[str, int, int] = ("", 0, 0)
+        self.memo = Memo()  # what check's problems share across the plans (the same pods, related clusters)
 
     def report(self, what: str, done: int, total: int) -> None:
         """Progress: ``what`` is being done, ``done`` of ``total`` (plans wanted, or families to try)."""
@@ -259,7 +261,7 @@ class Search:
             return Verdict(False, f"patch: {e}")
         n = next((a.replicas for a in actions if a.replicas is not None), None)
         rolls = any(a.rolls_template for a in actions)
-        return evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls)
+        return evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls, memo=self.memo)
 
     def nearest_count(self, ctx: Context) -> int | None:
         """scale-to: the replica count nearest the goal that works (above first: fewer replicas
@@ -279,7 +281,7 @@ class Search:
                 if tries > MAX_SCALE_TRIES or self.exhausted:
                     return None
                 self.verifications += 1
-                v = evaluate(self.snap, goal, self.opts, self.seed, replicas=m, replay=goal.kind != "replicas", explain=False)
+                v = evaluate(self.snap, goal, self.opts, self.seed, replicas=m, replay=goal.kind != "replicas", explain=False, memo=self.memo)
                 if v.ok:
                     return m
         return None
@@ -307,12 +309,12 @@ def remediate(
         return Outcome(goal, False, beyond, notes=["no plan searched: the goal is past what any plan could reach"])
     if goal.kind in ("replicas", "scale") and goal.replicas is not None:
         ensure_plannable(snap, goal.ref, goal.replicas, goal.source or None)  # nodes too large to rule the count out
-    now = is_ok_now(snap, goal, opts, seed)
+    search = Search(snap, goal, opts, seed, progress)
+    now = is_ok_now(snap, goal, opts, seed, search.memo)
     if now.ok:
         return Outcome(goal, True, "", notes=["nothing to fix: the goal holds on the snapshot as read"])
-    failure = diagnose(snap, goal, opts, seed)
+    failure = diagnose(snap, goal, opts, seed, search.memo)
     ctx = Context(snap, goal, failure)
-    search = Search(snap, goal, opts, seed, progress)
     if goal.kind == "replay":
         steps = parse_goal_steps(snap, goal)
         generated = replay_generate(snap, goal, failure, steps, involved(snap, goal, steps))

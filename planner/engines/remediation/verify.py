@@ -51,6 +51,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from models.solve import SolveOptions
+from planner.engines.problem import Memo
 from planner.engines.remediation.actions import ObjectPatch
 from planner.engines.remediation.jsonpatch import PatchError, apply_json_patch, apply_merge_patch
 from planner.engines.workloads import WorkloadRef, find_workload
@@ -312,10 +313,12 @@ def evaluate(
     template_changed: bool = False,
     replay: bool = True,
     explain: bool = True,
+    memo: Memo | None = None,
 ) -> Verdict:
     """Does ``snap`` reach the goal?  ``replicas`` overrides the goal's count (scale-to plans);
     ``explain``: a failing check's reason with check's minimal explanation (False: "unschedulable"
-    alone, for a search that needs the verdict only)."""
+    alone, for a search that needs the verdict only); ``memo``: what check's problems share across
+    the plans (planner.engines.problem.Memo)."""
     n = goal.replicas if replicas is None else replicas
     detail: dict[str, Any] = {}
     if goal.kind == "replicas":
@@ -324,7 +327,7 @@ def evaluate(
 
         base = rolled(snap, goal.ref) if template_changed else snap
         try:
-            out = check_replicas(base, [goal.ref], n, opts, explain=explain)
+            out = check_replicas(base, [goal.ref], n, opts, explain=explain, memo=memo)
         except UnknownResult as e:
             return Verdict(False, str(e), {"check": "unknown"})
         except (InputError, UsageError) as e:
@@ -542,7 +545,7 @@ def _replay(snap: Snapshot, goal: Goal, n: int | None, seed: int, detail: dict[s
     return Verdict(False, f"replay: {len(running)} of {want} replicas run", detail)
 
 
-def is_ok_now(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int) -> Verdict:
+def is_ok_now(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int, memo: Memo | None = None) -> Verdict:
     """The goal on the snapshot as read: check alone for replicas (what `planner check` answers),
     the replay for transitions (what `planner simulate` answers)."""
-    return evaluate(snap, goal, opts, seed, replay=goal.kind != "replicas")
+    return evaluate(snap, goal, opts, seed, replay=goal.kind != "replicas", memo=memo)
