@@ -42,10 +42,14 @@ class Fallback(Exception):
     """Something the fast path does not read: the exact path reads from this document on."""
 
 
-# Characters a YAML stream may hold that this module reads: a newline and the printable ones
-# (YAML 1.1 "c-printable") but tab, CR, NEL, LS, PS (line breaks or indentation it does not
-# handle) and the byte-order mark (skipped by libyaml at a line's start).
-_UNHANDLED = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# Characters libyaml rejects (not YAML 1.1 "c-printable", or not encodable: lone surrogates).  Its
+# reader checks characters up to 16 KiB ahead of the parser, and says where by their offset: a
+# stream that holds one is left to the exact path whole, so that the message and the documents
+# before it are the ones it gives.
+_REJECTED = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Characters it takes that this module does not read: tab, CR, NEL, LS, PS (line breaks or
+# indentation), the byte-order mark (skipped by libyaml at a line's start).
+_UNHANDLED = re.compile("[\t\r\x85\u2028\u2029\ufeff]")
 # not a plain scalar's first character ("-" is, when a non-space follows it: -1, -Xmx1g)
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _DQ_ESCAPES = {
@@ -151,6 +155,9 @@ class Scan:
 
     def __iter__(self) -> Iterator[Any]:
         text = self.text
+        if _REJECTED.search(text) is not None:
+            self.rest = (0, 0)
+            return
         bad = _UNHANDLED.search(text)
         limit = bad.start() if bad is not None else len(text)
         n = len(text)
