@@ -49,7 +49,24 @@ class Fallback(Exception):
 _REJECTED = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 # Characters it takes that this module does not read: tab, CR, NEL, LS, PS (line breaks or
 # indentation), the byte-order mark (skipped by libyaml at a line's start).
-_UNHANDLED = re.compile("[\t\r\x85\u2028\u2029\ufeff]")
+_UNHANDLED = "\t\r\x85\u2028\u2029\ufeff"
+_ASCII_TAKEN = bytes([9, 10, 13, *range(0x20, 0x7F)])  # the ASCII characters libyaml takes
+
+
+def _readable_up_to(text: str) -> int:
+    """-1 when ``text`` holds a character libyaml rejects; else the offset of the first character
+    this module does not read (the length of ``text`` when there is none)."""
+    if text.isascii():  # the usual case: checked as bytes, 16 MiB at a time
+        step = 16 << 20
+        for i in range(0, len(text), step):
+            if text[i : i + step].encode("ascii").translate(None, _ASCII_TAKEN):
+                return -1
+        chars = _UNHANDLED[:2]
+    elif _REJECTED.search(text) is not None:
+        return -1
+    else:
+        chars = _UNHANDLED
+    return min((k for k in (text.find(c) for c in chars) if k >= 0), default=len(text))
 # not a plain scalar's first character ("-" is, when a non-space follows it: -1, -Xmx1g)
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _DQ_ESCAPES = {
@@ -123,11 +140,18 @@ class Scan:
     any)."""
 
     def __init__(
-        self, text: str, plain: Callable[[str], Any], firsts: frozenset[str] | None, max_depth: int, max_documents: int
+        self,
+        text: str,
+        plain: Callable[[str], Any],
+        firsts: frozenset[str] | None,
+        max_depth: int,
+        max_documents: int,
+        typed: dict[str, Any] | None = None,
     ) -> None:
         self.text = text
         self.plain = plain
         self.firsts = firsts
+        self.typed = typed if typed is not None else {}  # plain's values so far (its cache): looked up inline
         self.max_depth = max_depth
         self.max_documents = max_documents
         self.rest: tuple[int, int] | None = None
@@ -155,11 +179,10 @@ class Scan:
 
     def __iter__(self) -> Iterator[Any]:
         text = self.text
-        if _REJECTED.search(text) is not None:
+        limit = _readable_up_to(text)
+        if limit < 0:
             self.rest = (0, 0)
             return
-        bad = _UNHANDLED.search(text)
-        limit = bad.start() if bad is not None else len(text)
         n = len(text)
         pos = 0  # where the document's lines start
         at, line = 0, 0  # where the exact path would start reading it ("---" line or 0) and the lines before
@@ -197,6 +220,8 @@ class Scan:
         break); Fallback for anything the module does not read."""
         plain = self.plain
         firsts = self.firsts
+        typed = self.typed.get
+        miss = _NOKEY
         max_frames = self.max_depth - 1
         indicators = _INDICATORS
         # frames: [indent, container, is_mapping, indentless]
@@ -276,7 +301,9 @@ class Scan:
                     if end > _MAX_KEY:
                         raise Fallback("long key")
                     key = q
-                    rest = body[end + 2 :].lstrip(" ")
+                    rest = body[end + 2 :]
+                    if rest[:1] == " ":
+                        rest = rest.lstrip(" ")
                 else:
                     raise Fallback("quoted scalar")
             else:
@@ -300,8 +327,11 @@ class Scan:
                     if c in indicators or key[-1] == " " or " #" in key or k > _MAX_KEY:
                         raise Fallback("key")
                     if firsts is None or c in firsts:
-                        key = plain(key)
-                    rest = body[k + 2 :].lstrip(" ")
+                        t = typed(key, miss)
+                        key = plain(key) if t is miss else t
+                    rest = body[k + 2 :]
+                    if rest and rest[0] == " ":
+                        rest = rest.lstrip(" ")
             if key is _NOKEY:
                 if not dash:
                     raise Fallback("not a mapping entry")
@@ -330,7 +360,11 @@ class Scan:
                     continue
             if " #" in rest or ": " in rest or rest[-1] == ":":
                 raise Fallback("plain scalar")
-            obj[key] = plain(rest) if firsts is None or c in firsts else rest
+            if firsts is None or c in firsts:
+                t = typed(rest, miss)
+                obj[key] = plain(rest) if t is miss else t
+            else:
+                obj[key] = rest
         if pend:
             v = plain("")
             if not stack:

@@ -214,8 +214,8 @@ def iter_yaml_docs(text: str, source: str, limits: Limits, *, fast: bool = True,
     if fast:
         from planner.load.fastyaml import Scan
 
-        plain, firsts = _plain_scalars()
-        scan = Scan(text, plain, firsts, limits.max_depth, limits.max_documents)
+        plain, firsts, typed = _plain_scalars()
+        scan = Scan(text, plain, firsts, limits.max_depth, limits.max_documents, typed)
         yield from scan
         if stats is not None:
             stats.update(fast=scan.ndocs, exact_from=scan.rest)
@@ -227,11 +227,12 @@ def iter_yaml_docs(text: str, source: str, limits: Limits, *, fast: bool = True,
     yield from _exact_docs(text, source, limits, ndocs)
 
 
-def _plain_scalars() -> tuple[Callable[[str], Any], frozenset[str] | None]:
+def _plain_scalars() -> tuple[Callable[[str], Any], frozenset[str] | None, dict[str, Any]]:
     """The value of a plain scalar as the exact path (iter_yaml_docs) types it: its resolver's
     tag, then its constructors; planner.load.fastyaml.Fallback for a merge key or a tag the
     exact path rejects (the exact path then reads the document and says so).  And the first
-    characters of the scalars the resolver may type as anything but a string (None: any)."""
+    characters of the scalars the resolver may type as anything but a string (None: any), and
+    the values typed so far (plain's cache, which the fast path looks in first)."""
     import yaml
 
     from planner.load.fastyaml import Fallback
@@ -266,7 +267,7 @@ def _plain_scalars() -> tuple[Callable[[str], Any], frozenset[str] | None]:
             cache[v] = r
         return r
 
-    return plain, None if every else firsts
+    return plain, None if every else firsts, cache
 
 
 def _exact_docs(text: str, source: str, limits: Limits, ndocs: int = 0) -> Iterator[Any]:

@@ -82,6 +82,9 @@ def _safe_plain(s: str) -> bool:
 _PRINTABLE = re.compile("[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 
 
+_PRINTABLE_LINES = re.compile(_PRINTABLE.pattern[:-1] + "\n]*")
+
+
 def _double_quoted(v: str, ascii_only: bool) -> str:
     """``v`` double-quoted as go-yaml and PyYAML escape it: what is not printable (and, with
     ``ascii_only``, what is not ASCII) as \\x, \\u or \\U escapes."""
@@ -163,7 +166,7 @@ class Emitter:
             out.append(f"{sp}{head} {{}}")
         elif isinstance(v, list):
             out.append(f"{sp}{head} []")
-        elif isinstance(v, str) and "\n" in v and v.strip() and r.random() < 0.7:
+        elif isinstance(v, str) and "\n" in v and v.strip() and r.random() < 0.7 and (not self.supported or _PRINTABLE_LINES.fullmatch(v)):
             header, *lines = self.block(v, ind)
             out.append(f"{sp}{head} {header}")
             out.extend(lines)
@@ -346,3 +349,15 @@ def test_bench_snapshot_read_by_the_fast_path(tmp_path):
     stats = both(text)
     assert stats["exact_from"] is None and stats["fast"] > 1800
     assert list(iter_bytes(data, "x.yaml", Limits())) == list(iter_yaml_docs(text, "x.yaml", Limits(), fast=False))
+
+
+@pytest.mark.parametrize("bad", ["\x01", "\x7f", "\ufffe", "é\x0b"])
+def test_a_character_libyaml_rejects_leaves_the_stream_to_it(bad):
+    """libyaml's reader rejects it ahead of the parser, by offset: the whole stream is its."""
+    text = "a: 1\n---\nb: 2\n" * 100 + f"---\nc: '{bad}'\n"
+    assert both(text) == {"fast": 0, "exact_from": (0, 0)}
+
+
+def test_a_tab_stops_the_fast_path_at_its_document():
+    text = "a: 1\n---\nb: 2\n---\nc:\td\n---\ne: 3\n"
+    assert both(text) == {"fast": 2, "exact_from": (text.index("---\nc"), 3)}
