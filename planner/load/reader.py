@@ -8,6 +8,8 @@ Nothing read is trusted.  Bounds are enforced while parsing, before anything is 
   ``yaml.safe_load``: recursion-free (CSafeLoader's recursive composer crashes the process at
   ~50,000 levels), with a nesting limit, a limit on the nodes that aliases expand to (alias
   bombs), a document-count limit, duplicate mapping keys rejected and unknown tags rejected;
+  the documents in the block style kubectl prints are read by a line-by-line fast path
+  (planner.load.fastyaml), which hands anything else to the composer with the same result;
 * JSON is decoded by the standard library with a duplicate-key hook for inputs up to
   ``json_strict_bytes`` (hand-written territory), and by orjson above that (machine-written
   ``kubectl get -o json`` snapshots of 100-400 MB, where the stdlib hook would cost several times
