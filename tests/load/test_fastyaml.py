@@ -144,12 +144,15 @@ class Emitter:
         r = self.rnd
         header = r.choice(["|", "|-", "|+", ">", ">-", ">+"])
         pad = " " * (ind + self.step)
-        lines = []
+        lines: list[str] = []
+        first = True  # kubectl's blocks: the first content line sets the indentation, none is less indented
         for ln in v.split("\n"):
             if ln.strip(" ") == "":
-                lines.append(" " * r.choice([0, len(pad), r.randint(0, len(pad) + 2)]))
+                wide = len(pad) + 2 if not (self.supported and first) else len(pad)
+                lines.append(" " * r.choice([0, len(pad), r.randint(0, wide)]))
             else:
-                lines.append(pad + " " * r.choice([0, 0, 0, 1, 3]) + ln)
+                lines.append(pad + " " * (0 if self.supported and first else r.choice([0, 0, 0, 1, 3])) + ln)
+                first = False
         return [header, *lines]
 
     def node(self, v: object, ind: int, out: list[str], head: str) -> None:
