@@ -8,6 +8,8 @@ Nothing read is trusted.  Bounds are enforced while parsing, before anything is 
   ``yaml.safe_load``: recursion-free (CSafeLoader's recursive composer crashes the process at
   ~50,000 levels), with a nesting limit, a limit on the nodes that aliases expand to (alias
   bombs), a document-count limit, duplicate mapping keys rejected and unknown tags rejected;
+  the documents in the block style kubectl prints are read by a line-by-line fast path
+  (planner.load.fastyaml), which hands anything else to the composer with the same result;
 * JSON is decoded by the standard library with a duplicate-key hook for inputs up to
   ``json_strict_bytes`` (hand-written territory), and by orjson above that (machine-written
   ``kubectl get -o json`` snapshots of 100-400 MB, where the stdlib hook would cost several times
@@ -203,9 +205,75 @@ def iter_yaml(text: str, source: str, limits: Limits) -> list[Any]:
     return list(iter_yaml_docs(text, source, limits))
 
 
-def iter_yaml_docs(text: str, source: str, limits: Limits) -> Iterator[Any]:
+def iter_yaml_docs(text: str, source: str, limits: Limits, *, fast: bool = True, stats: dict[str, Any] | None = None) -> Iterator[Any]:
     """iter_yaml one document at a time (an error in a later document is raised when it is
-    reached)."""
+    reached).  ``fast``: the documents planner.load.fastyaml reads, read by it, the rest (from
+    the first document it does not read) by libyaml's events as below; the documents, values
+    and messages are the same either way.  ``stats`` (tests, bench): gets ``fast``, the
+    documents the fast path read, and ``exact_from``, None or where the exact path took over
+    (an offset in ``text`` and the lines before it)."""
+    ndocs = 0
+    if fast:
+        from planner.load.fastyaml import Scan
+
+        plain, firsts, typed = _plain_scalars()
+        scan = Scan(text, plain, firsts, limits.max_depth, limits.max_documents, typed)
+        yield from scan
+        if stats is not None:
+            stats.update(fast=scan.ndocs, exact_from=scan.rest)
+        if scan.rest is None:
+            return
+        text = scan.rest_text()
+        ndocs = scan.ndocs
+        del scan
+    yield from _exact_docs(text, source, limits, ndocs)
+
+
+def _plain_scalars() -> tuple[Callable[[str], Any], frozenset[str] | None, dict[str, Any]]:
+    """The value of a plain scalar as the exact path (iter_yaml_docs) types it: its resolver's
+    tag, then its constructors; planner.load.fastyaml.Fallback for a merge key or a tag the
+    exact path rejects (the exact path then reads the document and says so).  And the first
+    characters of the scalars the resolver may type as anything but a string (None: any), and
+    the values typed so far (plain's cache, which the fast path looks in first)."""
+    import yaml
+
+    from planner.load.fastyaml import Fallback
+
+    loader = _loader_class()("")
+    constructors = _scalar_constructors(loader)
+    resolve = loader.resolve
+    resolvers = loader.yaml_implicit_resolvers
+    firsts = frozenset(k for k in resolvers if k)  # the first characters a resolver looks at
+    every = None in resolvers  # a resolver for any first character: none in PyYAML's
+    scalar_node = yaml.ScalarNode
+    implicit = (True, False)  # a plain scalar's, as libyaml reports it
+    cache: dict[str, Any] = {}
+    miss = object()
+
+    def plain(v: str) -> Any:
+        r = cache.get(v, miss)
+        if r is not miss:
+            return r
+        tag = resolve(scalar_node, v, implicit)
+        if tag == _STR:
+            r = v
+        else:
+            ctor = constructors.get(tag)
+            if ctor is None:  # the merge key, or a tag the exact path rejects
+                raise Fallback(tag)
+            try:
+                r = ctor(scalar_node(tag, v))
+            except (ValueError, yaml.YAMLError):
+                raise Fallback(tag) from None
+        if len(cache) < 100_000:
+            cache[v] = r
+        return r
+
+    return plain, None if every else firsts, cache
+
+
+def _exact_docs(text: str, source: str, limits: Limits, ndocs: int = 0) -> Iterator[Any]:
+    """iter_yaml_docs by libyaml's events; ``ndocs``: the documents read before ``text``."""
     import yaml
     from yaml.events import (
         AliasEvent,
@@ -225,7 +293,6 @@ def iter_yaml_docs(text: str, source: str, limits: Limits) -> Iterator[Any]:
     constructors = _scalar_constructors(loader)
     scalar_node = yaml.ScalarNode
     resolve = loader.resolve
-    ndocs = 0
     anchors: dict[str, tuple[Any, int]] = {}
     alias_nodes = 0
     max_depth = limits.max_depth
