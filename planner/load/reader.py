@@ -144,7 +144,9 @@ def _yaml_number(construct_int: Callable[[Any], Any], construct_float: Callable[
     def integer(node: Any) -> Any:
         try:
             v = construct_int(node)
-        except ValueError:  # past Python's integer-string conversion limit
+        except ValueError:  # past Python's integer-string conversion limit (an explicit !!int of no number: refused)
+            if not node.value.lstrip("+-").replace("_", "").isdigit():
+                raise
             return node.value
         if -(1 << 63) <= v < (1 << 64):
             return v
@@ -330,7 +332,7 @@ def _exact_docs(text: str, source: str, limits: Limits, ndocs: int = 0) -> Itera
                                 raise _Cut(f"line {_line(ev)}: unsupported YAML tag {tag}")
                             try:
                                 value = ctor(scalar_node(tag, ev.value))
-                            except (ValueError, yaml.YAMLError):
+                            except (ValueError, KeyError, yaml.YAMLError):  # an explicit tag on no such value: !!bool foo
                                 raise _Cut(f"line {_line(ev)}: invalid {tag.rsplit(':', 1)[-1]} {ev.value!r}") from None
                         if ev.anchor:
                             anchors[ev.anchor] = (value, 1)

@@ -51,6 +51,8 @@ BAD_INPUTS = [
     pytest.param(b"- 1\n- 2\n", "must be a mapping", id="not a mapping"),
     pytest.param(b"apiVersion: v1\nmetadata: {name: x}\n", "kind: Required value", id="kind missing"),
     pytest.param(b"a: !!python/object/apply:os.system ['true']\n", "unsupported YAML tag", id="python tag"),
+    pytest.param(b"kind: Node\nmetadata:\n  name: !!bool foo\n", "line 3: invalid bool 'foo'", id="explicit bool tag on no bool"),
+    pytest.param(b"kind: Node\nmetadata:\n  name: !!int foo\n", "line 3: invalid int 'foo'", id="explicit int tag on no int"),
     pytest.param(b'{"kind": "List", "items": 5}', "items", id="List items not a list"),
     pytest.param(b"kind: Pod\nmetadata: {name: x}\n", "apiVersion: Required value", id="apiVersion missing"),
 ]
