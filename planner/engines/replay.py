@@ -63,7 +63,7 @@ from planner.scheduler import runtime
 from planner.scheduler.binding import bind_pod
 from planner.scheduler.config import SchedulerConfig
 from planner.scheduler.fastfilter import FastFilter, supports
-from planner.scheduler.framework import ClusterState
+from planner.scheduler.framework import ClusterState, JournaledDict
 from planner.scheduler.plugins.defaultpreemption import preemption
 from planner.scheduler.registry import DEFAULT_PROFILE, DEFAULT_SCHEDULER_NAME, Profile
 from planner.snapshot import Snapshot
@@ -155,6 +155,11 @@ class Simulator:
         incremental: bool,
     ) -> None:
         self.snap = snap.copy()
+        # the claims, volumes and classes journal their changes: VolumeBinding's PV index and
+        # PreFilter results follow them instead of comparing every object
+        self.snap.pvcs = JournaledDict(self.snap.pvcs)
+        self.snap.pvs = JournaledDict(self.snap.pvs)
+        self.snap.storage_classes = JournaledDict(self.snap.storage_classes)
         if pod_management:
             for k, s in list(self.snap.statefulsets.items()):
                 self.snap.statefulsets[k] = replace(s, pod_management_policy=pod_management)
