@@ -212,6 +212,7 @@ class Simulator:
             cs.csinodes = dict(self.snap.csinodes)
         else:
             cs = ClusterState.from_snapshot(self.snap, share_volumes=True)
+        self._min_prio = None  # see _min_priority
         if self.incremental:
             cs.track()  # every change below goes through own() / set_node(): the score caches read the journal
         self.fast = FastFilter(cs) if self.use_fast else None
@@ -348,9 +349,10 @@ class Simulator:
         self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
 
     def _min_priority(self) -> int:
-        """The lowest priority of a pod on a node, cached while the world settles: a bind lowers it
-        when it must (_bind), a deletion leaves it a lower bound (at worst a PostFilter that finds
-        nothing), and each settle starts afresh (a step may have added pods some other way)."""
+        """The lowest priority of a pod on a node, kept as the replay goes: a bind lowers it when
+        it must (_bind), a deletion leaves it a lower bound (at worst a PostFilter that finds
+        nothing), a preemption and a cluster built afresh (_cluster: the steps that add pods
+        some other way) start it afresh."""
         if self._min_prio is None:
             self._min_prio = min((p.spec.priority for p in self.cluster.all_pods()), default=2**31)
         return self._min_prio
@@ -418,7 +420,6 @@ class Simulator:
         return chosen
 
     def settle(self) -> None:
-        self._min_prio = None
         for _ in range(MAX_ROUNDS):
             acted = self._reconcile()
             moved = self._schedule_pass()
