@@ -13,11 +13,17 @@ Pending pods or an unfinished rollout is *stuck*.
 
 Speed (the same answers with less work; ``Simulator(incremental=False)`` runs the full passes, and
 tests/engines/test_replay_incremental.py holds both equal): the controllers sync only the objects whose
-inputs changed (controllers.reconciler.Reconciler: a dirty set per kind, everything on the first pass); the
-queue is kept as pods are created, bound and deleted; the filters run on node arrays updated per
+inputs changed (controllers.reconciler.Reconciler: a dirty set per kind, everything on the first pass); a
+StatefulSet's members are kept in ordinal order as its pods come and go, so a sync reads the few
+pods it acts on and a scale-up costs linear time in the replicas (controllers/statefulset.py
+_Members); the garbage collector looks only at the claims that changed or whose owner did; the
+queue is kept as pods are created, bound and deleted; the claims, volumes and classes journal
+their changes (scheduler.framework.JournaledDict), so VolumeBinding's PV index follows them and
+its PreFilter runs once per pod and scheduling cycle; the filters run on node arrays updated per
 bind (fastfilter.py), only numFeasibleNodesToFind nodes are scored, on per-node values kept
 across pods (planner/scheduler/arrays.py) that follow the cluster's journal of changed nodes; the
-cyclic garbage collector is paused while the replay runs.
+lowest running priority (preemption's shortcut) is kept across settles; the cyclic garbage
+collector is paused while the replay runs.
 """
 
 from __future__ import annotations
