@@ -9,6 +9,7 @@ reclaimVolume (a released volume is deleted or kept Released by its reclaim poli
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from planner.controllers.actions import Action, DeleteClaim
@@ -28,7 +29,7 @@ def release_volume(snap: Snapshot, pvc: PersistentVolumeClaim) -> None:
         snap.pvs[pv.name] = replace(pv, phase="Released")
 
 
-def collect_claims(snap: Snapshot) -> list[Action]:
+def collect_claims(snap: Snapshot, keys: Iterable[str] | None = None) -> list[Action]:
     """The garbage collector for PersistentVolumeClaims whose controller owner is gone.
 
     The StatefulSet controller makes a claim's owner the StatefulSet when whenDeleted is Delete
@@ -36,11 +37,18 @@ def collect_claims(snap: Snapshot) -> list[Action]:
     updateClaimOwnerRefForSetAndPod); pkg/controller/garbagecollector deletes the claim once that
     owner no longer exists (a uid mismatch counts as gone).  Other dependents are left alone: a
     snapshot may hold pods without their ReplicaSet simply because it was not exported.
+
+    ``keys``: only these claims are looked at (the replay's: those that changed or whose owner
+    did, controllers.reconciler.Reconciler); None: every claim.
     """
     out: list[Action] = []
-    owned = [k for k, c in snap.pvcs.items() if c.owner is not None and not c.terminating]  # most claims have no owner
+    pvcs = snap.pvcs
+    if keys is None:
+        owned = [k for k, c in pvcs.items() if c.owner is not None and not c.terminating]  # most claims have no owner
+    else:
+        owned = [k for k in keys if (c := pvcs.get(k)) is not None and c.owner is not None and not c.terminating]
     for key in sorted(owned):
-        pvc = snap.pvcs[key]
+        pvc = pvcs[key]
         o = pvc.owner
         assert o is not None
         okey = f"{pvc.namespace}/{o.name}"

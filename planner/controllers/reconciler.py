@@ -30,7 +30,7 @@ from planner.controllers.garbagecollector import collect_claims, release_volume
 from planner.controllers.informers import _INDEX_ATTR, Index, TrackedIndex, indexed, tracked_index
 from planner.controllers.replicaset import _reconcile_replicaset, reconcile_replicaset
 from planner.controllers.statefulset import reconcile_statefulset, sync_statefulset_status
-from planner.domain import Pod, ReplicaSet
+from planner.domain import PersistentVolumeClaim, Pod, ReplicaSet
 from planner.snapshot import Snapshot
 
 
@@ -128,15 +128,16 @@ def _apply(snap: Snapshot, actions: list[Action], removed: list[Pod] | None = No
                 if marks is not None:
                     marks.replicaset_changed(rs)
         elif isinstance(a, CreateClaim):
+            was = snap.pvcs.get(a.pvc.key)
             snap.pvcs[a.pvc.key] = a.pvc
             if marks is not None:
-                marks.claim_changed(a.pvc.namespace)
+                marks.claim_changed(a.pvc.key, was, a.pvc)
         elif isinstance(a, DeleteClaim):
             pvc = snap.pvcs.pop(a.key, None)
             if pvc is not None:
                 release_volume(snap, pvc)
                 if marks is not None:
-                    marks.claim_changed(pvc.namespace)
+                    marks.claim_changed(a.key, pvc, None)
         else:  # pragma: no cover - the union is closed
             raise TypeError(f"not an action: {a!r}")
     return touched
@@ -167,6 +168,11 @@ class Reconciler:
     deletes one pod), syncs the StatefulSet statuses ``apply`` would sync, and returns the actions
     and the pods it deleted.  The replay reports every other change through ``pod_changed`` (a
     bind), ``pod_removed`` and ``tables_changed`` (after a step).
+
+    Claims: a StatefulSet's sync reads only the claims named after it (``<template>-<set>-<n>``,
+    create_claims and delete_pod), so a claim that changed marks the set of that name; the
+    garbage collector (collect_claims) looks only at the claims that changed or whose owner (a
+    pod or a StatefulSet, found through ``claim_owner``) changed, every claim on the first pass.
     """
 
     def __init__(self, snap: Snapshot, base: Snapshot | None = None) -> None:
@@ -180,6 +186,14 @@ class Reconciler:
         self.replicasets: set[str] = set()
         self.statefulsets: set[str] = set()
         self.unsynced: set[str] = set(snap.statefulsets)  # StatefulSets apply() has to sync
+        self.claims: set[str] = set()  # claims for the garbage collector to look at
+        # claim -> its owner ("Pod" | "StatefulSet", namespace/name), and back
+        self.claim_owner: dict[str, tuple[str, str]] = {}
+        self.owned_claims: dict[tuple[str, str], dict[str, None]] = {}
+        for key, c in snap.pvcs.items():
+            if c.owner is not None:
+                self._own_claim(key, c)
+        self._claim_sets: dict[tuple[str, str], list[str]] | None = None  # see _sets_of_claim
 
     def attach(self) -> None:
         """Make the index the snapshot's (what index_of and indexed find) while the replay keeps
@@ -194,6 +208,8 @@ class Reconciler:
     # ------------------------------------------------------------------ what changed
 
     def pod_changed(self, p: Pod) -> None:
+        if self.owned_claims:
+            self._owner_changed("Pod", p.key)
         o = p.owner
         if o is None:
             return
@@ -233,11 +249,49 @@ class Reconciler:
     def statefulset_changed(self, key: str) -> None:
         self.statefulsets.add(key)
         self.unsynced.add(key)
+        self._claim_sets = None  # its name or claim templates may be new
+        if self.owned_claims:
+            self._owner_changed("StatefulSet", key)
 
-    def claim_changed(self, namespace: str) -> None:
-        for key in self.snap.statefulsets:
-            if key.startswith(namespace + "/"):
-                self.statefulsets.add(key)
+    def claim_changed(self, key: str, old: PersistentVolumeClaim | None, new: PersistentVolumeClaim | None) -> None:
+        """Claim ``key`` went from ``old`` to ``new`` (None: absent)."""
+        self.claims.add(key)
+        if old is not None and old.owner is not None:
+            was = self.claim_owner.pop(key, None)
+            if was is not None:
+                self.owned_claims[was].pop(key, None)
+        if new is not None and new.owner is not None:
+            self._own_claim(key, new)
+        self.statefulsets.update(self._sets_of_claim(key))
+
+    def _own_claim(self, key: str, c: PersistentVolumeClaim) -> None:
+        assert c.owner is not None
+        owner = (c.owner.kind, f"{c.namespace}/{c.owner.name}")
+        self.claim_owner[key] = owner
+        self.owned_claims.setdefault(owner, {})[key] = None
+
+    def _owner_changed(self, kind: str, key: str) -> None:
+        owned = self.owned_claims.get((kind, key))
+        if owned:
+            self.claims.update(owned)
+
+    def _sets_of_claim(self, key: str) -> list[str]:
+        """The StatefulSets whose sync reads claim ``key``: those it is named after
+        (StatefulSet.claim_name: ``<template>-<set>-<ordinal>``)."""
+        sets = self._claim_sets
+        if sets is None:
+            sets = self._claim_sets = {}
+            for skey, sts in self.snap.statefulsets.items():
+                for t in sts.volume_claim_templates:
+                    sets.setdefault((sts.namespace, f"{t.name}-{sts.name}"), []).append(skey)
+        ns, _, name = key.partition("/")
+        base, _, ordinal = name.rpartition("-")
+        if not ordinal.isdigit():
+            return []
+        out = sets.get((ns, base), [])
+        if base.endswith("-"):  # a negative ordinal: <template>-<set>--<n>
+            out = out + sets.get((ns, base[:-1]), [])
+        return out
 
     def tables(self) -> tuple[dict, dict, dict, dict]:
         """The workload and claim tables as they are (before a step; see tables_changed)."""
@@ -260,8 +314,8 @@ class Reconciler:
                 self.replicaset_changed(new)
         for key in _diff(stss, s.statefulsets):
             self.statefulset_changed(key)
-        for ns in {k.split("/", 1)[0] for k in _diff(pvcs, s.pvcs)}:
-            self.claim_changed(ns)
+        for key in _diff(pvcs, s.pvcs):
+            self.claim_changed(key, pvcs.get(key), s.pvcs.get(key))
 
     # ------------------------------------------------------------------ a pass
 
@@ -299,7 +353,13 @@ class Reconciler:
         for key in self._take(self.statefulsets, snap.statefulsets):
             if a := reconcile_statefulset(snap, key):
                 run(a)
-        run(collect_claims(snap))
+        if self.everything:
+            self.claims.clear()
+            run(collect_claims(snap))
+        else:
+            claims, self.claims = self.claims, set()
+            if claims:
+                run(collect_claims(snap, claims))
         self.everything = False
         if out:
             for key in sorted(k for k in self.unsynced if k in snap.statefulsets):

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -144,18 +144,55 @@ def new_statefulset_claim(sts: StatefulSet, ordinal: int, template_name: str) ->
 
 def pods_of_statefulset(snap: Snapshot, sts: StatefulSet) -> list[tuple[int, Pod]]:
     """stateful_set.go getPodsForStatefulSet (ClaimPods reduced to the controller reference, then
-    isMemberOf): the set's pods with their ordinals, ascending.
+    isMemberOf): the set's pods with their ordinals, ascending."""
+    return list(_members(snap, sts).items)
 
-    The members in ordinal order are kept with the index between lookups and brought up to date
-    from its log of the pods added, changed and removed under the set (Index.watch, Index.touch:
-    the replay reports every pod it binds): a replay syncs a set of thousands of pods once per pod
-    it creates."""
+
+class _Members:
+    """A set's members in ordinal order, kept with the index between lookups and brought up to
+    date from its log of the pods added, changed and removed under the set (Index.watch,
+    Index.touch: the replay reports every pod it binds, creates and deletes), so that a replay
+    that syncs a set of thousands of pods once per pod it creates pays for the pods that changed,
+    not for all of them each time.
+
+    ``order``: (ordinal, key), ascending; ``items``: (ordinal, pod) alongside.  ``low``: per
+    healthy-memo key (_healthy_memo), the lowest ordinal of a pod that changed since that memo
+    was stored (the memo holds while no pod below its end changed)."""
+
+    __slots__ = ("uid", "log", "pos", "order", "items", "low")
+
+    def __init__(self, uid: str, log: list, order: list[tuple[int, str]], items: list[tuple[int, Pod]]) -> None:
+        self.uid = uid
+        self.log = log
+        self.pos = len(log)
+        self.order = order
+        self.items = items
+        self.low: dict[tuple, int] = {}
+
+    def at(self, ordinal: int) -> Pod | None:
+        """The member with that ordinal (of two names with one ordinal, ``web-01`` and ``web-1``,
+        the later in key order, as a list filled in ordinal order keeps it)."""
+        order = self.order
+        i = bisect.bisect_left(order, (ordinal + 1,)) - 1
+        if i >= 0 and order[i][0] == ordinal:
+            return self.items[i][1]
+        return None
+
+    def outside(self, start: int, end: int) -> list[tuple[int, Pod]]:
+        """The members whose ordinal is below ``start`` or from ``end`` on, ascending."""
+        order, items = self.order, self.items
+        lo = bisect.bisect_left(order, (start,))
+        hi = bisect.bisect_left(order, (end,))
+        return items[:lo] + items[hi:]
+
+
+def _members(snap: Snapshot, sts: StatefulSet) -> _Members:
     ix = index_of(snap)
     owner = (sts.namespace, "StatefulSet", sts.name)
     cache: dict = ix.__dict__.setdefault(_MEMBERS_ATTR, {})
-    ent = cache.get(owner)
+    ent: _Members | None = cache.get(owner)
     pods = snap.pods
-    if ent is None or ent[0] != sts.uid:
+    if ent is None or ent.uid != sts.uid:
         log = ix.watch(owner)
         order = []
         for k in ix.pods.get(owner, ()):
@@ -163,22 +200,25 @@ def pods_of_statefulset(snap: Snapshot, sts: StatefulSet) -> list[tuple[int, Pod
             if p is not None and _member(sts, p):
                 order.append((_ordinal(sts.name, p.name), k))
         order.sort()
-        ent = cache[owner] = [sts.uid, log, len(log), order, [(o, pods[k]) for o, k in order]]
-    else:
-        _, log, pos, order, items = ent
-        if pos < len(log):
-            for _added, k in log[pos:]:
-                o = _ordinal(sts.name, k.partition("/")[2])
-                i = bisect.bisect_left(order, (o, k))
-                if i < len(order) and order[i] == (o, k):
-                    del order[i]
-                    del items[i]
-                p = pods.get(k)
-                if p is not None and p.key in ix.pods.get(owner, ()) and _member(sts, p):
-                    order.insert(i, (o, k))
-                    items.insert(i, (o, p))
-            ent[2] = len(log)
-    return list(ent[4])
+        ent = cache[owner] = _Members(sts.uid, log, order, [(o, pods[k]) for o, k in order])
+    elif ent.pos < len(ent.log):
+        log, order, items, low = ent.log, ent.order, ent.items, ent.low
+        owned = ix.pods.get(owner, ())
+        for _added, k in log[ent.pos:]:
+            o = _ordinal(sts.name, k.partition("/")[2])
+            for mk, lowest in low.items():
+                if o < lowest:
+                    low[mk] = o
+            i = bisect.bisect_left(order, (o, k))
+            if i < len(order) and order[i] == (o, k):
+                del order[i]
+                del items[i]
+            p = pods.get(k)
+            if p is not None and p.key in owned and _member(sts, p):
+                order.insert(i, (o, k))
+                items.insert(i, (o, p))
+        ent.pos = len(log)
+    return ent
 
 
 _MEMBERS_ATTR = "_statefulset_members"
@@ -369,6 +409,44 @@ def reconcile_statefulset(snap: Snapshot, key: str) -> list[Action]:
         return _StatefulSetSync(snap, sts).run()
 
 
+_NO_ORDINAL = 1 << 62  # _Members.low when no pod changed
+
+
+def _minus_first(x: tuple[int, Pod]) -> int:
+    return -x[0]
+
+
+class _Replicas:
+    """The sync's replicas: ``replicas[i]`` is the member with ordinal start + i (None: not
+    created), read from the set's members on demand (a sync of a set of thousands reads a few),
+    the pods the sync creates set over them."""
+
+    __slots__ = ("members", "start", "n", "created")
+
+    def __init__(self, members: _Members, start: int, n: int) -> None:
+        self.members = members
+        self.start = start
+        self.n = n
+        self.created: dict[int, Pod] = {}
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> Pod | None:
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        hit = self.created.get(i)
+        return hit if hit is not None else self.members.at(self.start + i)
+
+    def __setitem__(self, i: int, pod: Pod) -> None:
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        self.created[i] = pod
+
+    def __iter__(self) -> Iterator[Pod | None]:
+        return (self[i] for i in range(self.n))
+
+
 @dataclass
 class _StatefulSetSync:
     snap: Snapshot
@@ -385,27 +463,26 @@ class _StatefulSetSync:
         self.error = False
         start, n = sts.ordinals_start, sts.replicas
         # replicas[i] holds ordinal start + i (None: not created); condemned, highest ordinal first
-        self.replicas: list[Pod | None] = [None] * n
-        self.condemned: list[Pod] = []
-        for o, p in pods_of_statefulset(snap, sts):
-            if start <= o < start + n:
-                self.replicas[o - start] = p
-            else:
-                self.condemned.append(p)
-        self.condemned.sort(key=lambda p: -get_ordinal(sts, p))
-        # the replicas that the last sync found healthy and available (the very same pod objects)
-        # are so again: a sync of a set of thousands does not look at each of them again
+        self.members = _members(snap, sts)
+        self.replicas = _Replicas(self.members, start, n)
+        condemned = self.members.outside(start, start + n)
+        condemned.sort(key=_minus_first)  # stable: of one ordinal, in key order
+        self.condemned: list[Pod] = [p for _, p in condemned]
+        # the replicas that the last sync found healthy and available (the very same pod objects:
+        # none of the set's pods below the memo's end changed since, _Members.low) are so again: a
+        # sync of a set of thousands does not look at each of them again
         self.memo_key = (sts.key, sts.ordinals_start, sts.min_ready_seconds, self.monotonic)
         memo = _healthy_memo(snap).get(self.memo_key)
         self.known = 0  # replicas[:known] are healthy and available (when monotonic)
         self.known_at: datetime | None = None  # the latest time one of them becomes available
         if memo is not None and self.monotonic:
-            pods, at = memo
-            if len(pods) <= n and self.replicas[: len(pods)] == pods:  # identity first: C speed
-                self.known, self.known_at = len(pods), at
+            k, at, ent = memo
+            if ent is self.members and k <= n and self.members.low.get(self.memo_key, -1) >= start + k:
+                self.known, self.known_at = k, at
         # the first unhealthy pod: in the replicas in ordinal order, else the lowest condemned one
         self.first_unhealthy: str | None = None
-        for i, r in enumerate(self.replicas[self.known:], self.known):
+        for i in range(self.known, n):
+            r = self.replicas[i]
             if not is_healthy(r):
                 self.first_unhealthy = r.key if r is not None else f"{sts.namespace}/{sts.pod_name(start + i)}"
                 break
@@ -467,9 +544,10 @@ class _StatefulSetSync:
             if at is not None and (latest is None or at > latest):
                 latest = at
         end = len(self.replicas) if stop is None else stop
-        prefix = self.replicas[:end]
-        if all(p is not None for p in prefix[self.known:]):
-            _healthy_memo(self.snap)[self.memo_key] = (prefix, latest)
+        if all(self.replicas[i] is not None for i in range(self.known, end)):
+            # the members are as this sync read them (its actions are applied after it)
+            self.members.low[self.memo_key] = _NO_ORDINAL
+            _healthy_memo(self.snap)[self.memo_key] = (end, latest, self.members)
         return stop is not None
 
     def _run_for_all(self, count: int, fn: Callable[[int], bool]) -> bool:

@@ -13,11 +13,17 @@ Pending pods or an unfinished rollout is *stuck*.
 
 Speed (the same answers with less work; ``Simulator(incremental=False)`` runs the full passes, and
 tests/engines/test_replay_incremental.py holds both equal): the controllers sync only the objects whose
-inputs changed (controllers.reconciler.Reconciler: a dirty set per kind, everything on the first pass); the
-queue is kept as pods are created, bound and deleted; the filters run on node arrays updated per
+inputs changed (controllers.reconciler.Reconciler: a dirty set per kind, everything on the first pass); a
+StatefulSet's members are kept in ordinal order as its pods come and go, so a sync reads the few
+pods it acts on and a scale-up costs linear time in the replicas (controllers/statefulset.py
+_Members); the garbage collector looks only at the claims that changed or whose owner did; the
+queue is kept as pods are created, bound and deleted; the claims, volumes and classes journal
+their changes (scheduler.framework.JournaledDict), so VolumeBinding's PV index follows them and
+its PreFilter runs once per pod and scheduling cycle; the filters run on node arrays updated per
 bind (fastfilter.py), only numFeasibleNodesToFind nodes are scored, on per-node values kept
 across pods (planner/scheduler/arrays.py) that follow the cluster's journal of changed nodes; the
-cyclic garbage collector is paused while the replay runs.
+lowest running priority (preemption's shortcut) is kept across settles; the cyclic garbage
+collector is paused while the replay runs.
 """
 
 from __future__ import annotations
@@ -63,7 +69,7 @@ from planner.scheduler import runtime
 from planner.scheduler.binding import bind_pod
 from planner.scheduler.config import SchedulerConfig
 from planner.scheduler.fastfilter import FastFilter, supports
-from planner.scheduler.framework import ClusterState
+from planner.scheduler.framework import ClusterState, JournaledDict
 from planner.scheduler.plugins.defaultpreemption import preemption
 from planner.scheduler.registry import DEFAULT_PROFILE, DEFAULT_SCHEDULER_NAME, Profile
 from planner.snapshot import Snapshot
@@ -155,6 +161,11 @@ class Simulator:
         incremental: bool,
     ) -> None:
         self.snap = snap.copy()
+        # the claims, volumes and classes journal their changes: VolumeBinding's PV index and
+        # PreFilter results follow them instead of comparing every object
+        self.snap.pvcs = JournaledDict(self.snap.pvcs)
+        self.snap.pvs = JournaledDict(self.snap.pvs)
+        self.snap.storage_classes = JournaledDict(self.snap.storage_classes)
         if pod_management:
             for k, s in list(self.snap.statefulsets.items()):
                 self.snap.statefulsets[k] = replace(s, pod_management_policy=pod_management)
@@ -207,6 +218,7 @@ class Simulator:
             cs.csinodes = dict(self.snap.csinodes)
         else:
             cs = ClusterState.from_snapshot(self.snap, share_volumes=True)
+        self._min_prio = None  # see _min_priority
         if self.incremental:
             cs.track()  # every change below goes through own() / set_node(): the score caches read the journal
         self.fast = FastFilter(cs) if self.use_fast else None
@@ -343,9 +355,10 @@ class Simulator:
         self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
 
     def _min_priority(self) -> int:
-        """The lowest priority of a pod on a node, cached while the world settles: a bind lowers it
-        when it must (_bind), a deletion leaves it a lower bound (at worst a PostFilter that finds
-        nothing), and each settle starts afresh (a step may have added pods some other way)."""
+        """The lowest priority of a pod on a node, kept as the replay goes: a bind lowers it when
+        it must (_bind), a deletion leaves it a lower bound (at worst a PostFilter that finds
+        nothing), a preemption and a cluster built afresh (_cluster: the steps that add pods
+        some other way) start it afresh."""
         if self._min_prio is None:
             self._min_prio = min((p.spec.priority for p in self.cluster.all_pods()), default=2**31)
         return self._min_prio
@@ -413,7 +426,6 @@ class Simulator:
         return chosen
 
     def settle(self) -> None:
-        self._min_prio = None
         for _ in range(MAX_ROUNDS):
             acted = self._reconcile()
             moved = self._schedule_pass()

@@ -149,6 +149,77 @@ class NodeInfo:
         self.pods_with_required_anti_affinity = [p for p in self.pods_with_required_anti_affinity if p.key != pod.key]
 
 
+class JournaledDict(dict):
+    """A dict that journals the keys written or removed (``journal``, in order), so that a cache
+    over its values (VolumeBinding's PV index and PreFilter results) learns what changed without
+    comparing every value: the replay's claims, volumes and classes are kept in these.  Every
+    mutating method goes through the journal; a copy (``dict(d)``, pickle, copy.copy) is a plain
+    dict."""
+
+    __slots__ = ("journal",)
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.journal: list[Any] = []
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        self.journal.append(key)
+
+    def __delitem__(self, key: Any) -> None:
+        dict.__delitem__(self, key)
+        self.journal.append(key)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        if key in self:
+            self.journal.append(key)
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> tuple[Any, Any]:
+        kv = dict.popitem(self)
+        self.journal.append(kv[0])
+        return kv
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self.journal.append(key)
+        return dict.setdefault(self, key, default)
+
+    def update(self, *args: Any, **kw: Any) -> None:
+        for k, v in dict(*args, **kw).items():
+            self[k] = v
+
+    def clear(self) -> None:
+        self.journal.extend(self)
+        dict.clear(self)
+
+    def __ior__(self, other: Any) -> JournaledDict:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (dict(self),))
+
+    def __copy__(self) -> dict:
+        return dict(self)
+
+
+def volumes_version(cluster: ClusterState) -> tuple[tuple[dict, dict, dict], tuple[int, int, int]] | None:
+    """What identifies the claims, volumes and classes as they are now, when they are journaled
+    (JournaledDict: the replay's), else None: the three dicts (compared by identity) and their
+    journals' lengths; equal versions, equal objects."""
+    pvcs, pvs, scs = cluster.pvcs, cluster.pvs, cluster.storage_classes
+    if type(pvcs) is JournaledDict and type(pvs) is JournaledDict and type(scs) is JournaledDict:
+        return (pvcs, pvs, scs), (len(pvcs.journal), len(pvs.journal), len(scs.journal))
+    return None
+
+
+def same_version(a: tuple[tuple[dict, dict, dict], tuple[int, int, int]], b: tuple[tuple[dict, dict, dict], tuple[int, int, int]]) -> bool:
+    (a1, a2, a3), an = a
+    (b1, b2, b3), bn = b
+    return a1 is b1 and a2 is b2 and a3 is b3 and an == bn
+
+
 @dataclass
 class ClusterState:
     """What the filters see: node infos in snapshot order plus volume and namespace objects."""

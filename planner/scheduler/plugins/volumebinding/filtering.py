@@ -70,7 +70,17 @@ from planner.domain import (
     TopologySelectorTerm,
 )
 from planner.matching import node_selector_matches
-from planner.scheduler.framework import ERROR, SKIP, UNRESOLVABLE, ClusterState, NodeInfo, Status
+from planner.scheduler.framework import (
+    ERROR,
+    SKIP,
+    UNRESOLVABLE,
+    ClusterState,
+    JournaledDict,
+    NodeInfo,
+    Status,
+    same_version,
+    volumes_version,
+)
 
 NAME = "VolumeBinding"
 
@@ -240,9 +250,29 @@ def _fail(state: VolumeBindingState, msg: str, code: str = UNRESOLVABLE) -> tupl
 
 
 def pre_filter(pod: Pod, cluster: ClusterState) -> tuple[object, Status | None]:
-    volumes = pod.spec.volumes
-    if not volumes:
+    """PreFilter.  On a cluster whose claims, volumes and classes are journaled (the replay's),
+    the result for the very same pod object is kept until one of them changes: a pod's scheduling
+    cycle asks several times (filters, scores, bind), on the same objects (the state is never
+    changed once made)."""
+    if not pod.spec.volumes:
         return SKIP, None  # podHasPVCs: no PVC -> framework.Skip
+    version = volumes_version(cluster)
+    if version is None:
+        return _pre_filter(pod, cluster)
+    memo = cluster.__dict__.get(_MEMO)
+    if memo is not None and memo[0] is pod and same_version(memo[1], version):
+        out: tuple[object, Status | None] = memo[2]
+        return out
+    out = _pre_filter(pod, cluster)
+    cluster.__dict__[_MEMO] = (pod, version, out)
+    return out
+
+
+_MEMO = "_volumebinding_pre_filter"
+
+
+def _pre_filter(pod: Pod, cluster: ClusterState) -> tuple[object, Status | None]:
+    volumes = pod.spec.volumes
     state = VolumeBindingState()
     ns = pod.namespace
     # Equal node affinities are interned to one object so Filter's per-node cache hits across PVs.
@@ -334,6 +364,8 @@ def _pv_index(cluster: ClusterState) -> _PVIndex:
     PVs replaced in place or added at the end (what binding does) update it; anything else
     rebuilds it."""
     pvs = cluster.pvs
+    if type(pvs) is JournaledDict:
+        return _journaled_pv_index(cluster, pvs)
     current = list(pvs.values())
     cached = cluster.__dict__.get("_pv_index")
     index: _PVIndex
@@ -349,6 +381,40 @@ def _pv_index(cluster: ClusterState) -> _PVIndex:
         _pv_index_add(index, pvs[name])
     cluster.__dict__["_pv_index"] = (current, index)
     return index
+
+
+def _journaled_pv_index(cluster: ClusterState, pvs: JournaledDict) -> _PVIndex:
+    """_pv_index of journaled PVs (the replay's): the PVs written or removed since the last use
+    (the dict's journal) are taken out of the index and put back as they are now; equal to the
+    index built afresh (every bucket in name order)."""
+    cached = cluster.__dict__.get("_pv_index_journaled")
+    if cached is None or cached[0] is not pvs:
+        index: _PVIndex = {}
+        for name in sorted(pvs):
+            _pv_index_add(index, pvs[name])
+        cluster.__dict__["_pv_index_journaled"] = [pvs, len(pvs.journal), index, dict(pvs)]
+        return index
+    _, pos, index, indexed = cached
+    journal = pvs.journal
+    if pos < len(journal):
+        for name in dict.fromkeys(journal[pos:]):
+            old = indexed.pop(name, None)
+            if old is not None:
+                bucket = _pv_index_bucket(index, old)
+                i = bisect.bisect_left(bucket, name, key=_pv_name)
+                while bucket[i] is not old:  # names are unique: found at once
+                    i += 1
+                del bucket[i]
+            pv = pvs.get(name)
+            if pv is not None:
+                _pv_index_add(index, pv)
+                indexed[name] = pv
+        cached[1] = len(journal)
+    return index
+
+
+def _pv_name(pv: PersistentVolume) -> str:
+    return pv.name
 
 
 def _pv_index_bucket(index: _PVIndex, pv: PersistentVolume) -> list[PersistentVolume]:
