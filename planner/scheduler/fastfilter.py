@@ -254,7 +254,7 @@ class FastFilter:
         name no new key."""
         from itertools import islice
 
-        from planner.scheduler.plugins.volumebinding.problem import volume_classes
+        from planner.scheduler.plugins.volumebinding.problem import pv_affinity_keys, volume_classes
 
         cluster = self.cluster
         vs = getattr(self, "_vstate", None)
@@ -270,13 +270,7 @@ class FastFilter:
                 self._vstate = (cluster.pvs, len(cluster.pvs), vs[2], keys, by_name, vs[5], vs[6])
                 return vs[5], vs[6]
         classes = volume_classes(cluster)
-        keys = set()
-        by_name = False
-        for pv in cluster.pvs.values():
-            if pv.node_affinity is not None:
-                for term in pv.node_affinity.terms:
-                    keys.update(r.key for r in term.match_expressions)
-                    by_name = by_name or bool(term.match_fields)
+        keys, by_name = pv_affinity_keys(cluster.pvs.values())
         ids = np.empty(len(cluster.node_infos), dtype=np.int64)
         for c, members in enumerate(classes):
             ids[members] = c

@@ -9,7 +9,7 @@ only an existing PV can serve on some classes become ``StaticClaim``s (models/vo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from models.problem import Problem, StaticClaim
@@ -44,6 +44,19 @@ class PreFilterMemo:
         return hit
 
 
+def pv_affinity_keys(pvs: Iterable[Any]) -> tuple[set[str], bool]:
+    """The node label keys the PersistentVolumes' node affinity names, and whether a term matches
+    the node's name (matchFields): what of a node VolumeBinding's Filter can tell apart."""
+    keys: set[str] = set()
+    by_name = False
+    for pv in pvs:
+        if pv.node_affinity is not None:
+            for term in pv.node_affinity.terms:
+                keys.update(r.key for r in term.match_expressions)
+                by_name = by_name or bool(term.match_fields)
+    return keys, by_name
+
+
 def volume_classes(cluster: ClusterState) -> list[list[int]]:
     """Node indices grouped by everything VolumeBinding's and VolumeZone's Filters read of a node.
 
@@ -55,13 +68,8 @@ def volume_classes(cluster: ClusterState) -> list[list[int]]:
     one per node.  Cached on the ClusterState for as long as the keys and the Node objects stay
     the same.
     """
-    keys: set[str] = set(volumezone.TOPOLOGY_LABELS)
-    by_name = False
-    for pv in cluster.pvs.values():
-        if pv.node_affinity is not None:
-            for term in pv.node_affinity.terms:
-                keys.update(r.key for r in term.match_expressions)
-                by_name = by_name or bool(term.match_fields)
+    keys, by_name = pv_affinity_keys(cluster.pvs.values())
+    keys.update(volumezone.TOPOLOGY_LABELS)
     for sc in cluster.storage_classes.values():
         for t in sc.allowed_topologies:
             keys.update(k for k, _ in t.requirements)
