@@ -34,7 +34,9 @@ excluded with every plan that contains it or another variant of its changes (no 
 a superset of another), a rejected one alone, and the next optimum is taken, until ``top``
 plans, MAX_REJECTED rejections, or the search's budget.  Candidates the model proves cannot
 reach the goal alone (cheaper than the last optimum and never proposed, or by a solve) are
-listed as rejected, with check's explanation of their effect, without a replay.
+listed as rejected, with check's explanation of their effect (within ExplainBudget: one variant
+of each family, none once a core search runs out of its budget; the model's proof otherwise),
+without a replay.
 """
 
 from __future__ import annotations
