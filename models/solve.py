@@ -179,7 +179,7 @@ QUICK_CORE_DTIME = 0.1  # deterministic seconds for a trial's plain search (see 
 TRIAL_DTIME = 0.25  # and for its ordinary solve: a subset hard to prove infeasible keeps its guard
 
 
-def _quick_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: float) -> tuple[str, list[Guard]]:
+def _quick_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: float, dtime: float = QUICK_CORE_DTIME) -> tuple[str, list[Guard]]:
     """A minimisation trial by a plain single search without presolve, bounded in deterministic
     time (so that runs repeat): when presolve proves infeasibility CP-SAT can only name every
     assumption as the core, while the search's conflict analysis names a small subset (on the
@@ -191,7 +191,7 @@ def _quick_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: 
     s = cp_model.CpSolver()
     p = s.parameters
     p.max_time_in_seconds = max(0.001, limit)
-    p.max_deterministic_time = QUICK_CORE_DTIME
+    p.max_deterministic_time = dtime
     p.random_seed = opts.seed
     p.num_workers = 1
     p.catch_sigint_signal = False
@@ -209,13 +209,13 @@ def _quick_trial(built: Built, enabled: list[Guard], opts: SolveOptions, limit: 
     return "unknown", []
 
 
-def quick_core(built: Built, opts: SolveOptions | None = None) -> list[Guard] | None:
+def quick_core(built: Built, opts: SolveOptions | None = None, dtime: float = QUICK_CORE_DTIME) -> list[Guard] | None:
     """A small infeasible set of guards (not minimised) by one plain search bounded in
-    deterministic time (_quick_trial), with every guard assumed; None when that search does not
-    prove infeasibility (feasible, or out of time).  For an explanation that must be cheap
-    (remediate's candidates the action model proves useless alone)."""
+    deterministic time (_quick_trial; ``dtime`` deterministic seconds), with every guard assumed;
+    None when that search does not prove infeasibility (feasible, or out of time).  For an
+    explanation that must be cheap (remediate's candidates the action model proves useless alone)."""
     opts = opts or SolveOptions()
-    status, core = _quick_trial(built, list(built.guards), opts, opts.time_limit)
+    status, core = _quick_trial(built, list(built.guards), opts, opts.time_limit, dtime)
     return core if status == "infeasible" else None
 
 

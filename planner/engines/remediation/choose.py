@@ -34,7 +34,9 @@ excluded with every plan that contains it or another variant of its changes (no 
 a superset of another), a rejected one alone, and the next optimum is taken, until ``top``
 plans, MAX_REJECTED rejections, or the search's budget.  Candidates the model proves cannot
 reach the goal alone (cheaper than the last optimum and never proposed, or by a solve) are
-listed as rejected, with check's explanation of their effect, without a replay.
+listed as rejected, with check's explanation of their effect (within ExplainBudget: one variant
+of each family, none once a core search runs out of its budget; the model's proof otherwise),
+without a replay.
 """
 
 from __future__ import annotations
@@ -428,6 +430,7 @@ def choose(
     found_families = [{space.actions[k].family if k in space.actions else k for k in f} for f in stats["_found"]]
     used = {a.label() for p in out.plans for a in p.actions} | {x["actions"][0] for x in out.rejected if len(x["actions"]) == 1}
     proofs = 0
+    budget = ExplainBudget()
     for oid, a in space.actions.items():
         if out.fallback or a.label() in used or search.exhausted or any(f <= {a.family} for f in found_families):
             continue
@@ -435,7 +438,7 @@ def choose(
             proofs += 1
             if solve_actions(am, opts, am.only({oid: 1})).status != "infeasible":
                 continue
-        out.rejected.append({"actions": [a.label()], "reason": _explain(space, oid, opts, ctx.failure.text) or _proof_reason(ctx, a)})
+        out.rejected.append({"actions": [a.label()], "reason": _explain(space, oid, opts, ctx.failure.text, budget) or _proof_reason(ctx, a)})
     for ng in am.problem.node_groups:
         spec = space.groups[ng.id]
         if search.exhausted or any(f <= {ng.id} for f in found_families) or proven_below is None:
@@ -500,12 +503,30 @@ def _repair(search: Any, space: _Space, ctx: Context, am: ActionModel, chosen: d
             am.block_exact(more)
 
 
-def _explain(space: _Space, oid: str, opts: SolveOptions, failure: str = "") -> str | None:
+EXPLAIN_DTIME = 0.1  # deterministic seconds for the search of one rejected candidate's explanation (models.solve.QUICK_CORE_DTIME)
+
+
+@dataclass
+class ExplainBudget:
+    """What the explanations of the candidates the model proves useless alone may still spend
+    (each one builds the variant's check model, searches a small core and explains it: a few
+    tenths of a second on hundreds of nodes).  Check explains one variant of each family (a
+    ladder's first: requests at 75% and not again at 50%), and none once one search for a small
+    core runs out of its deterministic time (EXPLAIN_DTIME: models of hundreds of pods on hundreds
+    of classes); the others are given the model's proof (_proof_reason), which is as true.
+    Deterministic: the same candidates are explained on every run."""
+
+    quick: bool = True
+    families: set[str] = field(default_factory=set)  # the families a variant of which was explained
+
+
+def _explain(space: _Space, oid: str, opts: SolveOptions, failure: str = "", budget: ExplainBudget | None = None) -> str | None:
     """check's explanation of why the goal still fails with the option alone: for a template
     change, from its variant's problem (every pod recreated from the changed template), built
     alone and explained in check's own words (planner.engines.check.explain_core) on a small core
-    (models.solve.quick_core: cheap, not minimised); for an option that changes nothing check
-    sees (a rollout strategy, the pod management policy), the goal's own failure (``failure``)."""
+    (models.solve.quick_core: cheap, not minimised, within ``budget``: ExplainBudget); for an
+    option that changes nothing check sees (a rollout strategy, the pod management policy), the
+    goal's own failure (``failure``).  None: no explanation (the caller gives the model's proof)."""
     from models import build
     from models.solve import quick_core
     from planner.engines.capacity import reason_of
@@ -525,11 +546,17 @@ def _explain(space: _Space, oid: str, opts: SolveOptions, failure: str = "") -> 
         return f"check: still unschedulable: {failure}" if failure else None
     else:
         return None
+    if budget is not None:
+        if not budget.quick or a.family in budget.families:
+            return None
+        budget.families.add(a.family)
     # the problem as it is without any option: the nodes options add or uncordon left out
     drop = set(w.gated) | {ng.classes[w.name] for ng in space.am.problem.node_groups if w.name in ng.classes}
     built = build(without_classes(problem, drop))
-    core = quick_core(built, replace(opts, workers=1))
+    core = quick_core(built, replace(opts, workers=1), EXPLAIN_DTIME)
     if not core:
+        if budget is not None:
+            budget.quick = False
         return None
     why = reason_of(CheckOutcome(False, explanation=explain_core(built, core, space.contexts[w.name], opts)))
     return f"check: still unschedulable: {why}"

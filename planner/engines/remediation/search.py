@@ -140,15 +140,17 @@ def check_forbid(forbid: Iterable[str]) -> list[str]:
 # --------------------------------------------------------------------------- diagnosis
 
 
-def diagnose(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int, memo: Memo | None = None) -> Failure:
-    """What blocks the goal: the plugins named and the claims that pin pods to be placed."""
+def diagnose(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int, memo: Memo | None = None, checked: Any = None) -> Failure:
+    """What blocks the goal: the plugins named and the claims that pin pods to be placed.
+    ``checked``: check's explained answer for the goal on ``snap`` when it was asked already
+    (is_ok_now's: the same question), else check is asked here."""
     f = Failure()
     ref = goal.ref
     if goal.kind == "replicas":
         from planner.engines.check import check_replicas
 
         try:
-            out = check_replicas(snap, [ref], goal.replicas, opts, memo=memo)
+            out = checked if checked is not None else check_replicas(snap, [ref], goal.replicas, opts, memo=memo)
         except UnknownResult as e:
             f.text = str(e)
             f.plugins = set(PLUGINS)
@@ -313,7 +315,7 @@ def remediate(
     now = is_ok_now(snap, goal, opts, seed, search.memo)
     if now.ok:
         return Outcome(goal, True, "", notes=["nothing to fix: the goal holds on the snapshot as read"])
-    failure = diagnose(snap, goal, opts, seed, search.memo)
+    failure = diagnose(snap, goal, opts, seed, search.memo, now.checked)
     ctx = Context(snap, goal, failure)
     if goal.kind == "replay":
         steps = parse_goal_steps(snap, goal)

@@ -114,6 +114,8 @@ class Verdict:
     ok: bool
     reason: str = ""
     detail: dict[str, Any] = field(default_factory=dict)
+    # check's answer for a replica goal (planner.engines.check.CheckOutcome), when check answered
+    checked: Any = field(default=None, repr=False, compare=False)
 
 
 # --------------------------------------------------------------------------- patches
@@ -334,9 +336,9 @@ def evaluate(
             return Verdict(False, "; ".join(e.messages or [str(e)]), {"check": "error"})
         detail["check"] = out.schedulable
         if not out.schedulable:
-            return Verdict(False, f"check: still unschedulable: {reason_of(out)}", detail)
+            return Verdict(False, f"check: still unschedulable: {reason_of(out)}", detail, out)
         if not replay:
-            return Verdict(True, "", detail)
+            return Verdict(True, "", detail, out)
     if goal.kind == "replay":
         return _replay_goal(snap, goal, seed, detail)
     return _replay(snap, goal, n, seed, detail)
