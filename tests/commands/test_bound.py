@@ -149,6 +149,9 @@ spec:
     p = subprocess.Popen(
         [sys.executable, "-m", "planner", "capacity", str(f), "-w", "deployment/api", "--range", "50..450"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        # a suite started in the background of a non-interactive shell inherits SIGINT ignored:
+        # the child gets the default handler back, as a command typed at a terminal has
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(2.0)
     if p.poll() is not None:
