@@ -704,3 +704,14 @@ def test_a_plan_the_replay_rejects_is_repaired_with_a_rollout_strategy():
     why = next(r["reason"] for r in out.rejected if r["actions"] == [a.label() for a in out.plans[0].actions if a.type == "relax-anti-affinity"])
     assert why.startswith("replay:")
     assert [a.type for a in out.plans[0].actions] == ["relax-anti-affinity", "set-rollout-strategy"]
+
+
+def test_labels_show_nested_and_empty_parameters_plainly():
+    """A rejected candidate's label (table and JSON ``rejected[].actions``) shows nested values as
+    key:value, never a Python repr, and an empty value as -."""
+    from planner.engines.remediation.actions import Action, Cost
+
+    a = Action("set-requests", "statefulset/shop/api", "", [], [], Cost(), params={"requests": {"api": {"cpu": "800m"}}, "factor": "50%", "pods": [], "note": ""})
+    assert a.label() == "set-requests statefulset/shop/api (requests=api=cpu:800m, factor=50%, pods=-, note=-)"
+    b = Action("set-requests", "statefulset/shop/api", "", [], [], Cost(), params={"requests": {"api": {"cpu": "800m", "memory": "1Gi"}}})
+    assert "requests=api={cpu:800m,memory:1Gi}" in b.label() and "'" not in b.label()

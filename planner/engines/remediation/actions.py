@@ -249,10 +249,20 @@ class Action:
 
 
 def _short(v: Any) -> str:
+    """A parameter as a label shows it: ``api=cpu:800m`` for {"api": {"cpu": "800m"}}, ``-`` for
+    nothing (an empty list or mapping)."""
     if isinstance(v, dict):
-        return ",".join(f"{k}={x}" for k, x in v.items())
-    if isinstance(v, list):
-        return ",".join(str(x) for x in v)
+        return ",".join(f"{k}={_inner(x)}" for k, x in v.items()) or "-"
+    if isinstance(v, (list, tuple)):
+        return ",".join(_inner(x) for x in v) or "-"
+    return str(v) or "-"
+
+
+def _inner(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{k}:{_inner(x)}" for k, x in v.items()) + "}" if len(v) != 1 else "".join(f"{k}:{_inner(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(_inner(x) for x in v) + "]"
     return str(v)
 
 
