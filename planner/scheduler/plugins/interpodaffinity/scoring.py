@@ -182,21 +182,25 @@ def _check_identity(aff: Any, reads: dict[int, bool] | None) -> None:
 
 
 def _own_terms_share(
-    ni: NodeInfo, pod: Pod, ns_labels: dict[str, str], memo: dict, label_keys: dict[int, bool], identity: dict[int, bool] | None = None
+    ni: NodeInfo, pod: Pod, ns_labels: dict[str, str], memo: dict, label_keys: dict[int, bool], identity: dict[int, bool] | None = None,
+    start: int = 0,
 ) -> list[tuple[str, str, int]]:
     """_node_contribution for an incoming pod without preferred terms: the terms of the node's
     pods with affinity that match it, pod by pod (the same sums as by groups).  ``identity``: see
-    _check_identity."""
+    _check_identity; ``start``: the share of ``pods_with_affinity[start:]`` alone (the pods
+    appended since the share of the first ``start`` was computed)."""
     labels = ni.node.labels
     out: list[tuple[str, str, int]] = []
-    if not labels or not ni.pods_with_affinity:
+    pwa = ni.pods_with_affinity
+    if not labels or len(pwa) <= start:
         return out  # processExistingPod: a node without labels contributes nothing
-    for ep in ni.pods_with_affinity:
+    for ep in (pwa[start:] if start else pwa):
         aff = ep.spec.affinity
         if aff is None or not (aff.pod_affinity_preferred or aff.pod_anti_affinity_preferred
                                or (HARD_POD_AFFINITY_WEIGHT > 0 and aff.pod_affinity_required)):
             continue  # no term processExistingPod scores (required anti-affinity only)
-        _check_identity(aff, identity)
+        if identity is not None:
+            _check_identity(aff, identity)
         uses = label_keys.get(id(aff))
         if uses is None:
             uses = label_keys[id(aff)] = _uses_label_keys(ep)
@@ -335,8 +339,18 @@ def _pre_score(pod: Pod, cluster: ClusterState, sig: tuple, identity: dict[int, 
             # only the existing pods' own terms count: a function of the node object and its
             # pods with affinity (add_pod appends to that list, remove_pod makes a new one)
             pwa = ni.pods_with_affinity
-            if src is not None and src[0] is ni.node and src[1] is pwa and src[2] == len(pwa):
+            if src is not None and src[0] is ni.node and src[1] is pwa and src[2] <= len(pwa):
+                done = src[2]
+                # pods appended since (a bind): their share is added to the node's, the rest stands
+                more = _own_terms_share(ni, pod, ns_labels, memo, label_keys, identity, done) if done < len(pwa) else None
+                sources[i] = (ni.node, pwa, len(pwa))
                 gens[i] = ni.generation
+                if more:
+                    for tk, v, d in more:
+                        _add(topology, tk, v, d)
+                    if not shares[i]:
+                        entry["nonempty"] += 1
+                    shares[i] = shares[i] + more
                 continue
             sources[i] = (ni.node, pwa, len(pwa))
             new = _own_terms_share(ni, pod, ns_labels, memo, label_keys, identity)
