@@ -182,7 +182,7 @@ def _check_identity(aff: Any, reads: dict[int, bool] | None) -> None:
 
 
 def _own_terms_share(
-    ni: NodeInfo, pod: Pod, ns_labels: dict[str, str], memo: dict, label_keys: dict[int, bool], identity: dict[int, bool] | None = None,
+    ni: NodeInfo, pod: Pod, ns_labels: dict[str, str], memo: dict, label_keys: dict[int, int], identity: dict[int, bool] | None = None,
     start: int = 0,
 ) -> list[tuple[str, str, int]]:
     """_node_contribution for an incoming pod without preferred terms: the terms of the node's
@@ -196,15 +196,20 @@ def _own_terms_share(
         return out  # processExistingPod: a node without labels contributes nothing
     for ep in (pwa[start:] if start else pwa):
         aff = ep.spec.affinity
-        if aff is None or not (aff.pod_affinity_preferred or aff.pod_anti_affinity_preferred
-                               or (HARD_POD_AFFINITY_WEIGHT > 0 and aff.pod_affinity_required)):
-            continue  # no term processExistingPod scores (required anti-affinity only)
+        if aff is None:
+            continue
+        # per affinity object: 0 no term processExistingPod scores (required anti-affinity
+        # only), 1 scored terms, 2 scored terms that read the pod's labels (matchLabelKeys)
+        kind = label_keys.get(id(aff))
+        if kind is None:
+            scored = bool(aff.pod_affinity_preferred or aff.pod_anti_affinity_preferred
+                          or (HARD_POD_AFFINITY_WEIGHT > 0 and aff.pod_affinity_required))
+            kind = label_keys[id(aff)] = (2 if _uses_label_keys(ep) else 1) if scored else 0
+        if not kind:
+            continue
         if identity is not None:
             _check_identity(aff, identity)
-        uses = label_keys.get(id(aff))
-        if uses is None:
-            uses = label_keys[id(aff)] = _uses_label_keys(ep)
-        mk = (id(aff), ep.namespace, tuple(sorted(ep.labels.items())) if uses else None)
+        mk = (id(aff), ep.namespace, tuple(sorted(ep.labels.items())) if kind == 2 else None)
         contribs = memo.get(mk)
         if contribs is None:
             contribs = memo[mk] = _existing_contributions(ep, pod, ns_labels)
@@ -312,7 +317,7 @@ def _pre_score(pod: Pod, cluster: ClusterState, sig: tuple, identity: dict[int, 
                               "jpos": None, "sources": [None] * len(infos)}
     gens, shares, topology, sources = entry["gens"], entry["shares"], entry["topology"], entry["sources"]
     memo: dict[tuple, list[tuple[str, int]]] = {}
-    label_keys: dict[int, bool] = {}  # id(affinity) -> _uses_label_keys, for this call
+    label_keys: dict[int, int] = {}  # id(affinity) -> what _own_terms_share reads of it, for this call
     # a journalled cluster (ClusterState.track) names the nodes changed since: only those are looked at
     journal = cluster.journal
     jpos = entry["jpos"]
