@@ -194,29 +194,32 @@ def _own_terms_share(
     pwa = ni.pods_with_affinity
     if not labels or len(pwa) <= start:
         return out  # processExistingPod: a node without labels contributes nothing
+    kinds_get, memo_get = label_keys.get, memo.get
     for ep in (pwa[start:] if start else pwa):
         aff = ep.spec.affinity
         if aff is None:
             continue
         # per affinity object: 0 no term processExistingPod scores (required anti-affinity
         # only), 1 scored terms, 2 scored terms that read the pod's labels (matchLabelKeys)
-        kind = label_keys.get(id(aff))
+        a = id(aff)
+        kind = kinds_get(a)
         if kind is None:
             scored = bool(aff.pod_affinity_preferred or aff.pod_anti_affinity_preferred
                           or (HARD_POD_AFFINITY_WEIGHT > 0 and aff.pod_affinity_required))
-            kind = label_keys[id(aff)] = (2 if _uses_label_keys(ep) else 1) if scored else 0
+            kind = label_keys[a] = (2 if _uses_label_keys(ep) else 1) if scored else 0
         if not kind:
             continue
         if identity is not None:
             _check_identity(aff, identity)
-        mk = (id(aff), ep.namespace, tuple(sorted(ep.labels.items())) if kind == 2 else None)
-        contribs = memo.get(mk)
+        mk = (a, ep.namespace, tuple(sorted(ep.labels.items())) if kind == 2 else None)
+        contribs = memo_get(mk)
         if contribs is None:
             contribs = memo[mk] = _existing_contributions(ep, pod, ns_labels)
-        for tk, delta in contribs:
-            v = labels.get(tk)
-            if v is not None:
-                out.append((tk, v, delta))
+        if contribs:
+            for tk, delta in contribs:
+                v = labels.get(tk)
+                if v is not None:
+                    out.append((tk, v, delta))
     return out
 
 
