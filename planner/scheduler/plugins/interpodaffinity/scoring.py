@@ -278,7 +278,9 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
     Pods that scoring cannot tell apart (same namespace, labels and affinity) are processed once
     per node and their contribution multiplied by their number.  Per incoming pod signature the
     map is kept on the cluster with each node's share, and only the nodes whose pods changed
-    since (NodeInfo.generation) are processed again: the sums are those of a full pass.
+    since (NodeInfo.generation) are processed again (for a pod without preferred terms, a node
+    that only gained pods with affinity since has just those added): the sums are those of a full
+    pass.
 
     The pods of a StatefulSet differ by their identity labels (POD_IDENTITY_LABELS) only, which
     no term usually reads: their signature leaves those labels out, so that the map is shared
