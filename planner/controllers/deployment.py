@@ -384,15 +384,36 @@ def _settled(snap: Snapshot, d: Deployment) -> bool:
     reconcileOldReplicaSets no old replicas."""
     if d.paused or d.strategy_type != "RollingUpdate":
         return False
-    rss = replicasets_of(snap, d)  # by creation: find_new_replicaset's order
-    template = d.template
-    new = next((rs for rs in rss if equal_ignore_hash(rs.template, template)), None)
-    if new is None or new.replicas != d.replicas or new.min_ready_seconds != d.min_ready_seconds:
+    # replicasets_of without its sort: the new ReplicaSet is the oldest of those whose template
+    # equals the Deployment's (find_new_replicaset), so only those are sorted, when there are
+    # several; an other one with replicas answers at once
+    keys = index_of(snap).replicasets.get((d.namespace, "Deployment", d.name))
+    if not keys:
         return False
-    old = [rs for rs in rss if rs.key != new.key]
-    if any(rs.replicas != 0 for rs in old):
+    table, name, uid, template = snap.replicasets, d.name, d.uid, d.template
+    equal: list[ReplicaSet] = []
+    others: list[ReplicaSet] = []
+    for k in keys:
+        rs = table.get(k)
+        if rs is None or not controlled_by(rs.owner, "Deployment", name, uid):
+            continue
+        if equal_ignore_hash(rs.template, template):
+            equal.append(rs)
+        elif rs.replicas != 0:
+            return False  # an old ReplicaSet with replicas
+        else:
+            others.append(rs)
+    if not equal:
         return False
-    return not _DeploymentSync._revision_annotations(new, max_revision(old) + 1 if old else 1)
+    new = equal[0] if len(equal) == 1 else min(equal, key=_by_creation)
+    if new.replicas != d.replicas or new.min_ready_seconds != d.min_ready_seconds:
+        return False
+    for rs in equal:
+        if rs is not new:
+            if rs.replicas != 0:
+                return False
+            others.append(rs)
+    return not _DeploymentSync._revision_annotations(new, max_revision(others) + 1 if others else 1)
 
 
 class _DeploymentSync:

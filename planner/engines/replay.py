@@ -360,7 +360,7 @@ class Simulator:
         nothing), a preemption and a cluster built afresh (_cluster: the steps that add pods
         some other way) start it afresh."""
         if self._min_prio is None:
-            self._min_prio = min((p.spec.priority for p in self.cluster.all_pods()), default=2**31)
+            self._min_prio = min([p.spec.priority for ni in self.cluster.node_infos for p in ni.pods], default=2**31)
         return self._min_prio
 
     def _preempt(self, pod: Pod) -> bool:
@@ -725,15 +725,16 @@ class Simulator:
                     grew = self._recap()
                 if grew:
                     self.settle()
+            zones = {str(r): self.zone_counts(r) for r in watch}
             records.append(
                 {
                     "step": i,
                     "action": step.describe(),
                     "events": self.events,
-                    "zones": {str(r): self.zone_counts(r) for r in watch},
-                    "skew": {str(r): self.skew(r) for r in watch},
+                    "zones": zones,
+                    "skew": {k: _skew(c) for k, c in zones.items()},
                     "pending": sorted(self.pending_since),
-                    "pods": self.final(watch)["pods"],
+                    "pods": self._final_pods(watch),
                 }
             )
         replaying.update(done=len(records))
@@ -762,7 +763,12 @@ class Simulator:
             "pending_elsewhere": pending_elsewhere,
             "incomplete": incomplete,
             "drain_blocked": drain_blocked,
-            "final": self.final(watch),
+            # final(watch), as the last step left it (nothing changed since): copies of its record's
+            "final": {
+                "pods": {k: dict(v) for k, v in records[-1]["pods"].items()},
+                "zones": {k: dict(c) for k, c in records[-1]["zones"].items()},
+                "claims": sorted(k for k in self.snap.pvcs),
+            },
             "placements": self.placements,
             "notes": list(self.notes),
         }
@@ -808,20 +814,27 @@ class Simulator:
         return counts
 
     def skew(self, ref: WorkloadRef) -> int:
-        c = self.zone_counts(ref)
-        return (max(c.values()) - min(c.values())) if c else 0
+        return _skew(self.zone_counts(ref))
 
-    def final(self, watch: list[WorkloadRef]) -> dict:
+    def _final_pods(self, watch: list[WorkloadRef]) -> dict[str, dict]:
         pods = {}
         for r in watch:
             for p in sorted(self._pods_of(r), key=lambda p: p.key):
                 if owned_by(self.snap, p, r):
                     pods[p.key] = {"node": p.spec.node_name or None, "zone": self._zone(p.spec.node_name), "phase": p.phase, "workload": str(r)}
+        return pods
+
+    def final(self, watch: list[WorkloadRef]) -> dict:
         return {
-            "pods": pods,
+            "pods": self._final_pods(watch),
             "zones": {str(r): self.zone_counts(r) for r in watch},
             "claims": sorted(k for k in self.snap.pvcs),
         }
+
+
+def _skew(counts: dict[str, int]) -> int:
+    """The spread of a workload's running pods over the zones: most minus fewest."""
+    return (max(counts.values()) - min(counts.values())) if counts else 0
 
 
 def _node_reasons(ev: runtime.Evaluation, limit: int = 6) -> list[str]:

@@ -67,6 +67,17 @@ def _variants(snap, key, rng):
                 new = replace(rs, replicas=0)
             s.replicasets[rs.key] = replace(new, annotations=ann)
             yield s
+    # a second ReplicaSet with the Deployment's template (FindNewReplicaSet takes the oldest), created
+    # before or after the others, with or without replicas
+    for created in ("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z"):
+        for replicas in (0, 1, d.replicas):
+            s = snap.copy()
+            twin = replace(rss[-1] if rss else None, name=f"{d.name}-twin", replicas=replicas, creation_timestamp=created,
+                           template=replace(d.template)) if rss else None
+            if twin is None:
+                continue
+            s.replicasets[twin.key] = twin
+            yield s
 
 
 @pytest.fixture(scope="module")

@@ -200,3 +200,28 @@ def test_kept_queue_is_the_scanned_queue(bench_clusters, monkeypatch):
                  *_safe_steps(snap, _extra_steps(snap, random.Random(seed)))]
         Simulator(snap, seed=seed).run(steps, [web])
     assert sum(calls) > 0
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.yaml"))[:8], ids=lambda p: p.name)
+def test_final_is_the_last_steps_view(path):
+    """The result's ``final`` (taken from the last step's record) equals Simulator.final computed
+    afresh after the run, and shares no dict with the records."""
+    from planner.load import load_snapshot
+
+    snap = load_snapshot([str(path)])
+    steps_raw = (snap.scenario or {}).get("steps") or []
+    refs = _refs(snap)
+    for incremental in (True, False):
+        sim = Simulator(snap, seed=3, incremental=incremental)
+        r = sim.run(parse_steps(steps_raw, snap, None, path.name), refs)
+        assert r["final"] == sim.final(refs), path.name
+        last = r["steps"][-1]
+        assert r["final"]["pods"] == last["pods"] and r["final"]["zones"] == last["zones"]
+        assert r["final"]["pods"] is not last["pods"]
+        assert all(v is not last["pods"][k] for k, v in r["final"]["pods"].items())
+        assert all(c is not last["zones"][k] for k, c in r["final"]["zones"].items())
+        assert all(s["skew"] == {k: sim_skew(c) for k, c in s["zones"].items()} for s in r["steps"])
+
+
+def sim_skew(counts):
+    return (max(counts.values()) - min(counts.values())) if counts else 0

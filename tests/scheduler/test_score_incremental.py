@@ -211,3 +211,36 @@ def test_interpod_prescore_shared_by_a_statefulsets_pods(tracked):
         assert got == scoring.plugin_scores("InterPodAffinity", p, fresh, feasible), i
         c.add_pod(replace(p, spec=replace(p.spec, node_name=rng.choice(nodes).name), phase="Running"))
     assert c.__dict__[sip._TAINTED]  # picky's term reads the pod name: full labels again
+
+
+@pytest.mark.parametrize("tracked", (False, True))
+def test_interpod_prescore_adds_only_the_pods_appended_to_a_node(tracked, monkeypatch):
+    """A node that gained pods with affinity since the last PreScore (a bind appends to its list)
+    has only those pods' share added (``start`` past the pods seen before), and the scores equal
+    a PreScore from scratch."""
+    rng = random.Random(3)
+    nodes, kinds, w = _affinity_world(rng)
+    c = cluster(nodes, [])
+    if tracked:
+        c.track()
+    for i in range(30):
+        c.add_pod(pod(f"e{i}", {"app": "a"}, node_name=nodes[i % 3].name, affinity=kinds[i % 3]))
+    p = pod("in-a", {"app": "a"})
+    feasible = [n.name for n in nodes]
+    scoring.plugin_scores("InterPodAffinity", p, c, feasible)
+    starts: list[int] = []
+    real = sip._own_terms_share
+
+    def spy(*a, **k):
+        starts.append(a[6] if len(a) > 6 else k.get("start", 0))
+        return real(*a, **k)
+
+    monkeypatch.setattr(sip, "_own_terms_share", spy)
+    for i in range(6):
+        c.add_pod(pod(f"new{i}", {"app": "b"}, node_name=nodes[1].name, affinity=kinds[i % 3]))
+        got = scoring.plugin_scores("InterPodAffinity", p, c, feasible)
+        fresh = ClusterState(node_infos=list(c.node_infos), namespace_labels=c.namespace_labels)
+        monkeypatch.setattr(sip, "_own_terms_share", real)
+        assert got == scoring.plugin_scores("InterPodAffinity", p, fresh, feasible), i
+        monkeypatch.setattr(sip, "_own_terms_share", spy)
+    assert starts and all(s >= 10 for s in starts), starts  # node n1 held 10 pods with affinity before

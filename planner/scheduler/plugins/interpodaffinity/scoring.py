@@ -182,32 +182,44 @@ def _check_identity(aff: Any, reads: dict[int, bool] | None) -> None:
 
 
 def _own_terms_share(
-    ni: NodeInfo, pod: Pod, ns_labels: dict[str, str], memo: dict, label_keys: dict[int, bool], identity: dict[int, bool] | None = None
+    ni: NodeInfo, pod: Pod, ns_labels: dict[str, str], memo: dict, label_keys: dict[int, int], identity: dict[int, bool] | None = None,
+    start: int = 0,
 ) -> list[tuple[str, str, int]]:
     """_node_contribution for an incoming pod without preferred terms: the terms of the node's
     pods with affinity that match it, pod by pod (the same sums as by groups).  ``identity``: see
-    _check_identity."""
+    _check_identity; ``start``: the share of ``pods_with_affinity[start:]`` alone (the pods
+    appended since the share of the first ``start`` was computed)."""
     labels = ni.node.labels
     out: list[tuple[str, str, int]] = []
-    if not labels or not ni.pods_with_affinity:
+    pwa = ni.pods_with_affinity
+    if not labels or len(pwa) <= start:
         return out  # processExistingPod: a node without labels contributes nothing
-    for ep in ni.pods_with_affinity:
+    kinds_get, memo_get = label_keys.get, memo.get
+    for ep in (pwa[start:] if start else pwa):
         aff = ep.spec.affinity
-        if aff is None or not (aff.pod_affinity_preferred or aff.pod_anti_affinity_preferred
-                               or (HARD_POD_AFFINITY_WEIGHT > 0 and aff.pod_affinity_required)):
-            continue  # no term processExistingPod scores (required anti-affinity only)
-        _check_identity(aff, identity)
-        uses = label_keys.get(id(aff))
-        if uses is None:
-            uses = label_keys[id(aff)] = _uses_label_keys(ep)
-        mk = (id(aff), ep.namespace, tuple(sorted(ep.labels.items())) if uses else None)
-        contribs = memo.get(mk)
+        if aff is None:
+            continue
+        # per affinity object: 0 no term processExistingPod scores (required anti-affinity
+        # only), 1 scored terms, 2 scored terms that read the pod's labels (matchLabelKeys)
+        a = id(aff)
+        kind = kinds_get(a)
+        if kind is None:
+            scored = bool(aff.pod_affinity_preferred or aff.pod_anti_affinity_preferred
+                          or (HARD_POD_AFFINITY_WEIGHT > 0 and aff.pod_affinity_required))
+            kind = label_keys[a] = (2 if _uses_label_keys(ep) else 1) if scored else 0
+        if not kind:
+            continue
+        if identity is not None:
+            _check_identity(aff, identity)
+        mk = (a, ep.namespace, tuple(sorted(ep.labels.items())) if kind == 2 else None)
+        contribs = memo_get(mk)
         if contribs is None:
             contribs = memo[mk] = _existing_contributions(ep, pod, ns_labels)
-        for tk, delta in contribs:
-            v = labels.get(tk)
-            if v is not None:
-                out.append((tk, v, delta))
+        if contribs:
+            for tk, delta in contribs:
+                v = labels.get(tk)
+                if v is not None:
+                    out.append((tk, v, delta))
     return out
 
 
@@ -266,7 +278,9 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
     Pods that scoring cannot tell apart (same namespace, labels and affinity) are processed once
     per node and their contribution multiplied by their number.  Per incoming pod signature the
     map is kept on the cluster with each node's share, and only the nodes whose pods changed
-    since (NodeInfo.generation) are processed again: the sums are those of a full pass.
+    since (NodeInfo.generation) are processed again (for a pod without preferred terms, a node
+    that only gained pods with affinity since has just those added): the sums are those of a full
+    pass.
 
     The pods of a StatefulSet differ by their identity labels (POD_IDENTITY_LABELS) only, which
     no term usually reads: their signature leaves those labels out, so that the map is shared
@@ -308,7 +322,7 @@ def _pre_score(pod: Pod, cluster: ClusterState, sig: tuple, identity: dict[int, 
                               "jpos": None, "sources": [None] * len(infos)}
     gens, shares, topology, sources = entry["gens"], entry["shares"], entry["topology"], entry["sources"]
     memo: dict[tuple, list[tuple[str, int]]] = {}
-    label_keys: dict[int, bool] = {}  # id(affinity) -> _uses_label_keys, for this call
+    label_keys: dict[int, int] = {}  # id(affinity) -> what _own_terms_share reads of it, for this call
     # a journalled cluster (ClusterState.track) names the nodes changed since: only those are looked at
     journal = cluster.journal
     jpos = entry["jpos"]
@@ -335,8 +349,18 @@ def _pre_score(pod: Pod, cluster: ClusterState, sig: tuple, identity: dict[int, 
             # only the existing pods' own terms count: a function of the node object and its
             # pods with affinity (add_pod appends to that list, remove_pod makes a new one)
             pwa = ni.pods_with_affinity
-            if src is not None and src[0] is ni.node and src[1] is pwa and src[2] == len(pwa):
+            if src is not None and src[0] is ni.node and src[1] is pwa and src[2] <= len(pwa):
+                done = src[2]
+                # pods appended since (a bind): their share is added to the node's, the rest stands
+                more = _own_terms_share(ni, pod, ns_labels, memo, label_keys, identity, done) if done < len(pwa) else None
+                sources[i] = (ni.node, pwa, len(pwa))
                 gens[i] = ni.generation
+                if more:
+                    for tk, v, d in more:
+                        _add(topology, tk, v, d)
+                    if not shares[i]:
+                        entry["nonempty"] += 1
+                    shares[i] = shares[i] + more
                 continue
             sources[i] = (ni.node, pwa, len(pwa))
             new = _own_terms_share(ni, pod, ns_labels, memo, label_keys, identity)
