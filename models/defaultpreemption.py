@@ -74,10 +74,10 @@ def hint(b: Built, x: dict[tuple[int, int], int], victims: list[int]) -> None:
     m = b.model
     m.clear_hints()
     for k, var in b.x.items():
-        m.add_hint(var, x.get(k, 0))
+        m.add_hint(var, int(x.get(k, 0)))
     chosen = set(victims)
     for i, lit in b.v.items():
-        m.add_hint(lit, i in chosen)
+        m.add_hint(lit, int(i in chosen))  # an int: older OR-Tools refuse a bool here
 
 
 __all__ = ["add_victim_objective", "add_victims", "clear_victim_objective", "cp_model", "hint"]
