@@ -37,6 +37,7 @@ placement order other than the given one.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -105,6 +106,21 @@ class Scenario:
         plan = self.plan()
         snap = apply_plans(self.snapshot, [plan])
         return ClusterState.from_snapshot(snap), list(plan.new), plan.ordered
+
+    def verdict_and_replay(self) -> tuple[Any, Any, dict] | None:
+        """check's verdict for the scenario's count, and the replay (simulate) scaling the workload
+        to it: (verdict, simulator, result); None when check answers unknown."""
+        from planner.engines.check import check_replicas
+        from planner.engines.replay import Simulator, Step
+        from planner.errors import UnknownResult
+
+        try:
+            verdict = check_replicas(self.snapshot, [self.ref], self.replicas)
+        except UnknownResult:
+            return None
+        sim = Simulator(self.snapshot, seed=1)
+        result = sim.run([Step("scale", {"ref": self.ref, "workload": str(self.ref), "replicas": self.replicas})], [self.ref])
+        return verdict, sim, result
 
     def __repr__(self) -> str:  # what hypothesis prints for a failing example
         s = self.snapshot

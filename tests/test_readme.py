@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from typing import Any
 
 from typer.main import get_command
 
@@ -54,6 +55,18 @@ def test_readme_shows_make_targets():
     assert "make demo" in text and "make test" in text
 
 
+def _run_in_root(argv: list[str], stdin: bytes | None) -> Any:
+    """A documented command run as planner (argv[0]) from the repository's root, as the docs show it."""
+    from .conftest import run_cli
+
+    cwd = os.getcwd()
+    try:
+        os.chdir(ROOT)
+        return run_cli(argv[1:], stdin=stdin)
+    finally:
+        os.chdir(cwd)
+
+
 def _everyday_examples() -> list[tuple[str, list[str]]]:
     """The console examples of "Everyday questions": (command, lines shown after it)."""
     text = (ROOT / "README.md").read_text()
@@ -71,8 +84,6 @@ def _everyday_examples() -> list[tuple[str, list[str]]]:
 def test_everyday_examples_run_as_shown():
     """Each command runs from a fresh clone (bundled files only) and prints what the README shows
     (lines with '...' abbreviate: their start is checked)."""
-    from .conftest import run_cli
-
     examples = _everyday_examples()
     assert len(examples) >= 4
     for command, shown in examples:
@@ -86,12 +97,7 @@ def test_everyday_examples_run_as_shown():
         for a in argv[1:]:
             if a.endswith((".yaml", ".json")):
                 assert (ROOT / a).is_file(), f"{a} is not in the repository"
-        cwd = os.getcwd()
-        try:
-            os.chdir(ROOT)
-            r = run_cli(argv[1:], stdin=stdin)
-        finally:
-            os.chdir(cwd)
+        r = _run_in_root(argv, stdin)
         assert r.code in (0, 1), (command, r.err)
         printed = (r.out + r.err).splitlines()
         for line in shown:
@@ -128,8 +134,6 @@ def test_every_documented_command_runs_from_a_fresh_clone():
     """Each command the README and docs/ show runs from the repository's root on bundled files
     only (exit 0 or 1), and prints the lines shown (lines with '...' abbreviate: their start is
     checked)."""
-    from .conftest import run_cli
-
     seen = 0
     for doc in DOCS:
         for command, shown in _console_commands((ROOT / doc).read_text()):
@@ -144,12 +148,7 @@ def test_every_documented_command_runs_from_a_fresh_clone():
                 if a.endswith((".yaml", ".yml", ".json")) or "/" in a and not a.startswith(("-", "statefulset/", "deployment/", "default/")):
                     assert (ROOT / a).exists(), f"{doc}: {a} is not in the repository"
             assert not any(a.startswith(("--plot", "--html", "--emit")) for a in argv), f"{doc}: {command} writes files"
-            cwd = os.getcwd()
-            try:
-                os.chdir(ROOT)
-                r = run_cli(argv[1:], stdin=stdin)
-            finally:
-                os.chdir(cwd)
+            r = _run_in_root(argv, stdin)
             assert r.code in (0, 1), (doc, command, r.err)
             printed = [p.rstrip() for p in (r.out + r.err).splitlines()]
             for line in shown:

@@ -226,19 +226,11 @@ class ZoneMap:
             if z.hidden:
                 body.append(f'<div class="more">{page.esc(_hidden_text(z))}</div>')
             if z.pending:
-                body.append('<div class="pendingbox"><h4>Pending: a volume pins it here</h4>')
-                body.extend(_pod_html(p) for p in z.pending)
-                if z.pending_hidden:
-                    body.append(f'<div class="more">+{z.pending_hidden} more Pending here</div>')
-                body.append("</div>")
+                _pending_box(body, '<div class="pendingbox"><h4>Pending: a volume pins it here</h4>', z.pending, z.pending_hidden, "here")
             body.append("</section>")
         body.append("</div>")
         if self.pending:
-            body.append('<h2>Pending, no node</h2><div class="pendingbox">')
-            body.extend(_pod_html(p) for p in self.pending)
-            if self.pending_hidden:
-                body.append(f'<div class="more">+{self.pending_hidden} more Pending (see -o json)</div>')
-            body.append("</div>")
+            _pending_box(body, '<h2>Pending, no node</h2><div class="pendingbox">', self.pending, self.pending_hidden, "(see -o json)")
         if self.spreads:
             body.append("<h2>Topology spread (DoNotSchedule): matching pods per domain</h2>")
             for s in self.spreads:
@@ -558,3 +550,12 @@ def for_check(snap: Snapshot, outcome: Any, result: dict) -> ZoneMap:
     spec = (new or kept)[0].spec if (new or kept) else None
     return build(snap, title=targets, subtitle=subtitle, verdict="SCHEDULABLE" if ok else "UNSCHEDULABLE", ok=ok,
                  marks=marks, spec=spec, spreads=spreads, notes=notes, skew_of={p.key for p in waiting})
+
+
+def _pending_box(body: list[str], head: str, pods: Any, hidden: int, where: str) -> None:
+    """A box of Pending pods (``head`` opens it), with a count of those not shown."""
+    body.append(head)
+    body.extend(_pod_html(p) for p in pods)
+    if hidden:
+        body.append(f'<div class="more">+{hidden} more Pending {where}</div>')
+    body.append("</div>")

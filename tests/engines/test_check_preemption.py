@@ -173,12 +173,10 @@ def test_unknowns_are_rare():
 @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 @given(preemption_scenarios())
 def test_replay_never_beats_a_preempting_proof(sc):
-    try:
-        verdict = check_replicas(sc.snapshot, [sc.ref], sc.replicas)
-    except UnknownResult:
+    answered = sc.verdict_and_replay()
+    if answered is None:  # check answered unknown
         return
-    sim = Simulator(sc.snapshot, seed=1)
-    result = sim.run([Step("scale", {"ref": sc.ref, "workload": str(sc.ref), "replicas": sc.replicas})], [sc.ref])
+    verdict, sim, result = answered
     if not verdict.schedulable:
         assert not result["completed"], (verdict.explanation, result["steps"][-1])
     if result["completed"]:
