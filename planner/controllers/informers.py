@@ -253,29 +253,29 @@ def tracked_index(snap: Snapshot) -> TrackedIndex:
     last, as the snapshot's pods are), the same creation times and active pods."""
     kept = snap.__dict__.get(_TRACKED_ATTR)
     if kept is None:
-        d = snap.derivation()
-        if d is None:
+        if snap.derivation() is None:
             return TrackedIndex(snap)
-        parent, removed, added, _ = d
-        kept = _kept(parent).copy()
-        for p in removed:
-            kept.remove_pod(p)
-        for p in added:
-            kept.add_pod(p)
-        kept.begin_pass()
-        snap.__dict__[_TRACKED_ATTR] = kept
+        kept = _kept(snap)
     return kept.copy()
 
 
 def _kept(snap: Snapshot) -> TrackedIndex:
+    """The TrackedIndex kept on ``snap`` (made once: a derived snapshot's from its parent's, one
+    copy of it with the changes applied; another snapshot's built), only read: a caller that
+    changes an index takes a copy (tracked_index)."""
     kept = snap.__dict__.get(_TRACKED_ATTR)
     if kept is None:
         d = snap.derivation()
         if d is None:
             kept = TrackedIndex(snap)
         else:
-            tracked_index(snap)
-            kept = snap.__dict__[_TRACKED_ATTR]
+            parent, removed, added, _ = d
+            kept = _kept(parent).copy()
+            for p in removed:
+                kept.remove_pod(p)
+            for p in added:
+                kept.add_pod(p)
+            kept.begin_pass()
         snap.__dict__[_TRACKED_ATTR] = kept
     return kept
 

@@ -28,7 +28,7 @@ from planner.domain import (
     reads_pod_identity,
     terms_read_pod_identity,
 )
-from planner.scheduler.framework import ClusterState
+from planner.scheduler.framework import ClusterState, JournaledDict
 
 if TYPE_CHECKING:
     from planner.scheduler.registry import FilterPlugin
@@ -105,13 +105,24 @@ class WitnessFilters:
     states are computed once per pod signature and then kept current with their
     PreFilterExtensions.AddPod (as kube-scheduler does for nominated pods), instead of counting
     the whole cluster again for every pod placed.  Every other plugin runs its PreFilter each time
-    (they read the pod and the volume objects, not the other pods)."""
+    (they read the pod and the volume objects, not the other pods).
+
+    The cluster is the caller's to bind into: its claims, volumes and classes are put in
+    JournaledDicts (the same objects, as the replay keeps them), so that VolumeBinding's PreFilter,
+    run for every pod placed, keeps its PV index current from their journals instead of comparing
+    every PV of the cluster again (framework.volumes_version)."""
 
     def __init__(self, cluster: ClusterState, plugins: Sequence[FilterPlugin] | None = None) -> None:
         from planner.scheduler.plugins.interpodaffinity import filtering as ipa
         from planner.scheduler.plugins.podtopologyspread import filtering as pts
         from planner.scheduler.runtime import filter_plugins
 
+        if type(cluster.pvcs) is not JournaledDict:
+            cluster.pvcs = JournaledDict(cluster.pvcs)
+        if type(cluster.pvs) is not JournaledDict:
+            cluster.pvs = JournaledDict(cluster.pvs)
+        if type(cluster.storage_classes) is not JournaledDict:
+            cluster.storage_classes = JournaledDict(cluster.storage_classes)
         self.cluster = cluster
         # the profile's filter plugins (--scheduler-config), else the default profile's; the two
         # counting plugins keep their states current (a profile's PodTopologySpread with List

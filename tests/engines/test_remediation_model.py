@@ -82,6 +82,36 @@ def test_derived_snapshots_equal_fresh_ones():
         assert Simulator(alone, seed=2).run(step, [goal.ref]) == shared, kind
 
 
+def test_derived_indexes_are_made_once_and_never_shared_for_writing():
+    """The controllers' index of a derived snapshot is made once, from its parent's (itself made
+    once), whichever asks first: planner.engines.workloads' read-only lookups (index_of) or a
+    replay (tracked_index, a copy of its own).  Each equals the index built from every pod, and
+    changing a replay's copy changes neither the kept index nor the next copy."""
+    from planner.controllers.informers import _TRACKED_ATTR, index_of
+
+    snap = load_snapshot([str(NODE_GROUPS)])
+    goal = Goal(parse_workload("deployment/web", None), "replicas", 16)
+    out = remediate(snap, goal, top=10, opts=OPTS)
+    patches = [pt for p in out.plans for a in p.actions for pt in a.patches if a.type == "scale-node-group"]
+    for read_first in (True, False):
+        base = load_snapshot([str(NODE_GROUPS)])
+        trial = apply_patches(base, patches)
+        again = rolled(trial, goal.ref)  # derived from a derived snapshot
+        for derived in (again, trial) if read_first else (trial, again):
+            if read_first:
+                assert index_of(derived) is derived.__dict__[_TRACKED_ATTR]
+            mine = tracked_index(derived)
+            kept = derived.__dict__[_TRACKED_ATTR]
+            assert mine is not kept and _index_facts(mine) == _index_facts(TrackedIndex(derived))
+            for p in list(derived.pods.values())[:5]:
+                mine.remove_pod(p)
+            assert _index_facts(kept) == _index_facts(TrackedIndex(derived))
+            assert _index_facts(tracked_index(derived)) == _index_facts(TrackedIndex(derived))
+            assert index_of(derived) is kept
+        assert base.__dict__[_TRACKED_ATTR] is not trial.__dict__[_TRACKED_ATTR]
+        assert _index_facts(base.__dict__[_TRACKED_ATTR]) == _index_facts(TrackedIndex(base))
+
+
 def test_scale_node_groups_in_several_zones_in_one_plan(tmp_path):
     """Zone spread (maxSkew 1) over three zones of two nodes, one pod per node (hostname
     anti-affinity): 9 replicas spread 3/3/3, so each zone needs a node more.  The enumeration of
