@@ -28,13 +28,14 @@ on random clusters, and the simulator can run on either (``Simulator(fast=False)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from planner.domain import CPU, EPHEMERAL_STORAGE, MEMORY, POD_IDENTITY_LABELS, PODS, Pod
-from planner.scheduler.framework import SKIP, ClusterState
+from planner.domain import CPU, EPHEMERAL_STORAGE, MEMORY, POD_IDENTITY_LABELS, PODS, PersistentVolume, Pod
+from planner.scheduler.framework import SKIP, ClusterState, JournaledDict
 from planner.scheduler.plugins.interpodaffinity import filtering as ipa
 from planner.scheduler.plugins.interpodaffinity import kernels as interpodaffinity_kernels
 from planner.scheduler.plugins.nodeaffinity import filtering as nodeaffinity
@@ -249,32 +250,40 @@ class FastFilter:
         node's class as an array; recomputed when those classes change.  The classes depend on
         the node objects (fixed for a FastFilter's life: a replay that changes nodes builds a new
         one) and on the label keys the PersistentVolumes' node affinity and the StorageClasses'
-        allowed topologies name: volumes the replay provisions are appended to the cluster's
-        dict, so only those new since the last call are read, and the classes stay while they
-        name no new key."""
+        allowed topologies name: only the volumes written since the last call are read (the
+        replay's are journaled: the keys its journal names since then; else those appended to
+        the dict since), and the classes stay while they name no new key."""
         from itertools import islice
 
         from planner.scheduler.plugins.volumebinding.problem import pv_affinity_keys, volume_classes
 
         cluster = self.cluster
+        pvs = cluster.pvs
+        journal = pvs.journal if isinstance(pvs, JournaledDict) else None
+        mark = len(journal) if journal is not None else len(pvs)
         vs = getattr(self, "_vstate", None)
-        if vs is not None and vs[0] is cluster.pvs and vs[2] == len(cluster.storage_classes) and vs[1] <= len(cluster.pvs):
+        if vs is not None and vs[0] is pvs and vs[2] == len(cluster.storage_classes) and vs[1] <= mark:
             keys, by_name = vs[3], vs[4]
+            written: Iterable[PersistentVolume | None]
+            if journal is not None:
+                written = [pvs.get(k) for k in dict.fromkeys(journal[vs[1]:])]
+            else:
+                written = islice(pvs.values(), vs[1], None)
             fresh = False
-            for pv in islice(cluster.pvs.values(), vs[1], None):
-                if pv.node_affinity is not None:
+            for pv in written:
+                if pv is not None and pv.node_affinity is not None:
                     for term in pv.node_affinity.terms:
                         if term.match_fields and not by_name or any(r.key not in keys for r in term.match_expressions):
                             fresh = True
             if not fresh:
-                self._vstate = (cluster.pvs, len(cluster.pvs), vs[2], keys, by_name, vs[5], vs[6])
+                self._vstate = (pvs, mark, vs[2], keys, by_name, vs[5], vs[6])
                 return vs[5], vs[6]
         classes = volume_classes(cluster)
-        keys, by_name = pv_affinity_keys(cluster.pvs.values())
+        keys, by_name = pv_affinity_keys(pvs.values())
         ids = np.empty(len(cluster.node_infos), dtype=np.int64)
         for c, members in enumerate(classes):
             ids[members] = c
-        self._vstate = (cluster.pvs, len(cluster.pvs), len(cluster.storage_classes), keys, by_name, classes, ids)
+        self._vstate = (pvs, mark, len(cluster.storage_classes), keys, by_name, classes, ids)
         return classes, ids
 
     def _volume_limited(self) -> np.ndarray:
@@ -312,7 +321,8 @@ class FastFilter:
             if mod in (volumebinding, volumezone) and not getattr(state, "selected", ()):
                 # their Filters read only what volume_classes groups by: one call per class
                 classes, ids = self._volume_class_ids()
-                failing = [c for c in np.unique(ids[out]) if mod.filter(state, pod, infos[classes[c][0]]) is not None]
+                present = np.flatnonzero(np.bincount(ids[out], minlength=len(classes)))  # np.unique's, without hashing
+                failing = [c for c in present if mod.filter(state, pod, infos[classes[c][0]]) is not None]
                 if failing:
                     out &= ~np.isin(ids, failing)
                 continue

@@ -91,3 +91,34 @@ def test_statefulset_pods_share_entries_unless_a_term_reads_their_identity():
             b = bind_pod(c, p, want[0])
             fast.on_bind(b)
     assert fast.count_identity
+
+
+def test_volume_classes_follow_the_journal_of_the_volumes():
+    """The nodes VolumeBinding and VolumeZone tell apart depend on the label keys the PVs' node
+    affinity names: on the replay's journaled volumes, a PV written since the last call that names
+    a new key makes the classes again, even when another PV went and the dict kept its length."""
+    from planner.domain import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, PersistentVolume
+    from planner.scheduler.framework import ClusterState, JournaledDict, NodeInfo
+    from planner.scheduler.plugins.volumebinding.problem import volume_classes
+
+    def pv(name: str, key: str, value: str) -> PersistentVolume:
+        term = NodeSelectorTerm((NodeSelectorRequirement(key, "In", (value,)),))
+        return PersistentVolume(name, capacity=1, storage_class="local", node_affinity=NodeSelector((term,)))
+
+    zone = "topology.kubernetes.io/zone"
+    nodes = [Node(f"n-{i}", {zone: "a", "rack": rack, "pool": pool}) for i, (rack, pool) in enumerate((("r1", "p1"), ("r1", "p2"), ("r2", "p2")))]
+    for journaled in (True, False):
+        pvs: dict = {"pv-a": pv("pv-a", zone, "a")}
+        cluster = ClusterState([NodeInfo(n) for n in nodes], pvs=JournaledDict(pvs) if journaled else pvs)
+        ff = FastFilter(cluster)
+        classes, ids = ff._volume_class_ids()
+        assert classes == volume_classes(cluster) == [[0, 1, 2]]
+        cluster.pvs["pv-b"] = pv("pv-b", "rack", "r2")  # appended: read in both cases
+        classes, ids = ff._volume_class_ids()
+        assert classes == volume_classes(cluster) == [[0, 1], [2]] and list(ids) == [0, 0, 1]
+        if journaled:
+            del cluster.pvs["pv-a"]
+            cluster.pvs["pv-c"] = pv("pv-c", "pool", "p1")  # one gone, one new: the same length
+            classes, _ = ff._volume_class_ids()
+            assert classes == volume_classes(cluster) == [[0], [1], [2]]
+            assert ff._volume_class_ids()[0] is classes  # nothing written since: kept
