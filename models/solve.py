@@ -62,6 +62,19 @@ def _solver(opts: SolveOptions) -> cp_model.CpSolver:
     return s
 
 
+IGNORED_ASSUMPTIONS = (
+    "the installed OR-Tools ignored the solve's assumptions (OR-Tools 9.13 and 9.14 do with two "
+    "interleaved workers); install the version in requirements.lock"
+)
+
+
+def assumptions_held(solver: Any, guards: list[Guard]) -> bool:
+    """Does the solution keep every assumed guard true?  A solver that answers feasible with an
+    assumed literal false has dropped the assumptions (OR-Tools 9.13/9.14 with interleave_search):
+    its answer proves nothing, so it is reported unknown rather than read back."""
+    return all(solver.boolean_value(g.lit) for g in guards)
+
+
 def solve(built: Built, opts: SolveOptions | None = None, enabled: list[Guard] | None = None) -> SolveResult:
     """Solve with the given guards assumed true (default: all); the others are left free."""
     opts = opts or SolveOptions()
@@ -72,7 +85,9 @@ def solve(built: Built, opts: SolveOptions | None = None, enabled: list[Guard] |
     solver = _solver(opts)
     status = solver.solve(model)
     res = SolveResult(status="unknown", wall_time=solver.wall_time)
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) and not assumptions_held(solver, guards):
+        res.reason = IGNORED_ASSUMPTIONS
+    elif status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         res.status = "feasible"
         res.x = {k: int(solver.value(v)) for k, v in built.x.items()}
         res.victims = [i for i, lit in built.v.items() if solver.value(lit)]

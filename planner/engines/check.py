@@ -24,7 +24,7 @@ from models.defaultpreemption import add_victim_objective, clear_victim_objectiv
 from models.placement import Built, Guard
 from models.problem import Exclusion, Group, NodeClass, Problem, Spread, VolumeLimit
 from models.sequence import add_sequence
-from models.solve import SolveOptions, minimise_core, solve
+from models.solve import IGNORED_ASSUMPTIONS, SolveOptions, minimise_core, solve
 from planner.controllers.disruption import preemption_pdbs
 from planner.domain import PODS
 from planner.engines.problem import Context, Memo, build_problem
@@ -246,7 +246,7 @@ def _preempting(
         res = solve(built, opts)
         pstats["solve_seconds"] = round(stats.get("solve_seconds", 0) + res.wall_time, 4)
         if res.status == "unknown":
-            raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
+            raise UnknownResult(f"unknown: {res.reason}; no answer is given{_hint(res.reason)}")
         if res.status == "infeasible":
             notes = [_preemption_considered(problem)] if problem.victims else []
             if not explain:
@@ -333,6 +333,11 @@ def bound_outcome(bound: RoomBound, replicas: int | None) -> CheckOutcome:
     return CheckOutcome(False, {}, explanation, [plan], None, stats, [])
 
 
+def _hint(reason: str) -> str:
+    """What to do about an unknown solve: a longer time limit, unless the solver itself is at fault."""
+    return "" if reason == IGNORED_ASSUMPTIONS else " (raise --time-limit)"
+
+
 def _attempt(
     problem: Problem,
     ctx: Context,
@@ -350,7 +355,7 @@ def _attempt(
     res = solve(built, opts)
     stats["solve_seconds"] = round(stats.get("solve_seconds", 0) + res.wall_time, 4)
     if res.status == "unknown":
-        raise UnknownResult(f"unknown: {res.reason}; no answer is given (raise --time-limit)")
+        raise UnknownResult(f"unknown: {res.reason}; no answer is given{_hint(res.reason)}")
     if res.status == "infeasible":
         out = CheckOutcome(False, {}, [], [], problem, stats, [])
         out.proof = (built, res.core)

@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+import models.solve
 from models import build
-from models.solve import SolveOptions, minimise_core, solve
+from models.cpsat import cp_model
+from models.solve import IGNORED_ASSUMPTIONS, SolveOptions, minimise_core, solve
 
 from .bruteforce import (
     HOST,
@@ -136,6 +138,23 @@ def test_time_limit_answers_unknown():
     assert res.reason == "the solver reached its 0.05 s time limit without an answer"
     assert res.x == {} and res.core == []
     assert solve(b, SolveOptions(time_limit=10, dtime=1e-9)).status == "unknown"  # deterministic bound too
+
+
+def test_a_solver_that_drops_the_assumptions_answers_unknown(monkeypatch):
+    """OR-Tools 9.13/9.14 with interleaved workers answer feasible with every assumed guard false;
+    such an answer is reported unknown, never read back as a placement."""
+    inf = seed_001()  # unschedulable with every guard assumed
+
+    class Dropping(cp_model.CpSolver):
+        def solve(self, model, *args, **kwargs):  # type: ignore[no-untyped-def]
+            model.clear_assumptions()
+            return super().solve(model, *args, **kwargs)
+
+    b = build(to_problem(inf).problem)
+    assert solve(b, OPTS).status == "infeasible"
+    monkeypatch.setattr(models.solve, "_solver", lambda opts: Dropping())
+    res = solve(b, OPTS)
+    assert res.status == "unknown" and res.reason == IGNORED_ASSUMPTIONS and res.x == {}
 
 
 @pytest.mark.parametrize("inst", [seed_001(), Instance([Node("n1", "a")], [GroupSpec(2, APP)])], ids=["infeasible", "feasible"])
