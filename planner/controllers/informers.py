@@ -136,20 +136,30 @@ class TrackedIndex(Index):
     """An Index kept for the whole replay (planner.controllers.reconciler.Reconciler): the creation times of
     the pods and ReplicaSets that exist are kept as a multiset, so that ``begin_pass`` sets
     ``latest`` to what a fresh Index would find (the newest object that exists now, BASE_TIME at
-    least); within a pass ``latest`` only rises, as a fresh Index does while ``_apply`` adds to it."""
+    least); within a pass ``latest`` only rises, as a fresh Index does while ``_apply`` adds to it.
+
+    Built from a whole snapshot (150,000 pods), so it keeps no tuple per pod: its maps are keyed
+    by the object's key, the owner keys are shared (one per owner) and the heap holds numbers.  A
+    tuple per pod would be hundreds of thousands of objects the cyclic garbage collector walks
+    once at its next pass, which the replay would pay right after building the index."""
 
     def __init__(self, snap: Snapshot) -> None:
-        self._times: dict[tuple[str, str], datetime] = {}  # ("Pod" | "ReplicaSet", key) -> creation time
+        # creation time by key, of the pods and of the ReplicaSets
+        self._times: dict[str, dict[str, datetime]] = {"Pod": {}, "ReplicaSet": {}}
         self._count: dict[datetime, int] = {}
-        self._heap: list[tuple[float, datetime]] = []  # (-timestamp, time), stale entries popped lazily
+        self._heap: list[float] = []  # -timestamp of each time counted, stale entries popped lazily
+        self._at: dict[float, datetime] = {}  # timestamp -> the time (aware: one time per timestamp)
         # active pods (is_pod_active) per controller and controller uid, and what each pod added
-        # there; a pod keeps its activity while it is indexed (the replay's binds do not change it)
+        # there (its owner key, one object per owner, and its owner's uid); a pod keeps its
+        # activity while it is indexed (the replay's binds do not change it)
         self._active: dict[OwnerKey, dict[str, int]] = {}
-        self._active_of: dict[str, tuple[OwnerKey, str]] = {}
+        self._active_of: dict[str, OwnerKey] = {}
+        self._active_uid: dict[str, str] = {}
+        self._owners: dict[OwnerKey, OwnerKey] = {}  # each owner key, one object per owner
         self._building = True  # the heap and latest are made once at the end
         super().__init__(snap)
         self._building = False
-        self._heap = [(-t.timestamp(), t) for t, c in self._count.items() if c > 0]
+        self._heap = [-t.timestamp() for t, c in self._count.items() if c > 0]
         heapq.heapify(self._heap)
         self.begin_pass()
 
@@ -170,18 +180,22 @@ class TrackedIndex(Index):
         return n
 
     def _track(self, kind: str, key: str, ts: str) -> None:
-        self._untrack(kind, key)
+        times = self._times[kind]
+        self._untrack(times, key)
         t = parse_time(ts)
         if t is None:
             return
-        self._times[(kind, key)] = t
+        times[key] = t
         c = self._count.get(t, 0)
         self._count[t] = c + 1
-        if c == 0 and not self._building:
-            heapq.heappush(self._heap, (-t.timestamp(), t))
+        if c == 0:
+            stamp = t.timestamp()
+            self._at[stamp] = t
+            if not self._building:
+                heapq.heappush(self._heap, -stamp)
 
-    def _untrack(self, kind: str, key: str) -> None:
-        t = self._times.pop((kind, key), None)
+    def _untrack(self, times: dict[str, datetime], key: str) -> None:
+        t = times.pop(key, None)
         if t is not None:
             self._count[t] -= 1
 
@@ -189,8 +203,10 @@ class TrackedIndex(Index):
         # Index.add_pod, with what this index keeps besides
         key = p.key
         o = p.owner
-        k = (p.namespace, o.kind, o.name) if o is not None and o.controller else None
-        if k is not None:
+        k = None
+        if o is not None and o.controller:
+            k = (p.namespace, o.kind, o.name)
+            k = self._owners.setdefault(k, k)
             self.pods.setdefault(k, {})[key] = None
             self._log(k, True, key)
         self._stamp(p.creation_timestamp)
@@ -199,17 +215,18 @@ class TrackedIndex(Index):
         if k is not None and o is not None and not p.terminal and not p.terminating:  # is_pod_active
             by_uid = self._active.setdefault(k, {})
             by_uid[o.uid] = by_uid.get(o.uid, 0) + 1
-            self._active_of[key] = (k, o.uid)
+            self._active_of[key] = k
+            self._active_uid[key] = o.uid
 
     def remove_pod(self, p: Pod) -> None:
         super().remove_pod(p)
-        self._untrack("Pod", p.key)
+        self._untrack(self._times["Pod"], p.key)
         self._deactivate(p.key)
 
     def _deactivate(self, key: str) -> None:
-        was = self._active_of.pop(key, None)
-        if was is not None:
-            self._active[was[0]][was[1]] -= 1
+        k = self._active_of.pop(key, None)
+        if k is not None:
+            self._active[k][self._active_uid.pop(key)] -= 1
 
     def add_replicaset(self, rs: ReplicaSet) -> None:
         super().add_replicaset(rs)
@@ -217,7 +234,7 @@ class TrackedIndex(Index):
 
     def remove_replicaset(self, rs: ReplicaSet) -> None:
         super().remove_replicaset(rs)
-        self._untrack("ReplicaSet", rs.key)
+        self._untrack(self._times["ReplicaSet"], rs.key)
 
     def copy(self) -> TrackedIndex:
         """An index equal to this one that changes apart from it."""
@@ -225,19 +242,22 @@ class TrackedIndex(Index):
         c.pods = {k: dict(v) for k, v in self.pods.items()}
         c.replicasets = {k: dict(v) for k, v in self.replicasets.items()}
         c.latest = self.latest
-        c._times = dict(self._times)
+        c._times = {kind: dict(t) for kind, t in self._times.items()}
         c._count = dict(self._count)
         c._heap = list(self._heap)
+        c._at = dict(self._at)
         c._active = {k: dict(v) for k, v in self._active.items()}
         c._active_of = dict(self._active_of)
+        c._active_uid = dict(self._active_uid)
+        c._owners = dict(self._owners)
         c._building = False
         return c
 
     def begin_pass(self) -> None:
-        heap, count = self._heap, self._count
-        while heap and count.get(heap[0][1], 0) <= 0:
+        heap, count, at = self._heap, self._count, self._at
+        while heap and count.get(at[-heap[0]], 0) <= 0:
             heapq.heappop(heap)
-        self.latest = max(heap[0][1], BASE_TIME) if heap else BASE_TIME
+        self.latest = max(at[-heap[0]], BASE_TIME) if heap else BASE_TIME
 
 
 _CACHED_ATTR = "_planner_controllers_cached_index"

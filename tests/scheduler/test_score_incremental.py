@@ -244,3 +244,55 @@ def test_interpod_prescore_adds_only_the_pods_appended_to_a_node(tracked, monkey
         assert got == scoring.plugin_scores("InterPodAffinity", p, fresh, feasible), i
         monkeypatch.setattr(sip, "_own_terms_share", spy)
     assert starts and all(s >= 10 for s in starts), starts  # node n1 held 10 pods with affinity before
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_interpod_prescore_keeps_the_share_of_a_node_copied_on_write(seed, monkeypatch):
+    """A replay's cluster is a copy-on-write clone of the snapshot's: the first bind to a node
+    copies its NodeInfo (and its list of pods with affinity).  The share of a node whose new list
+    starts with the very pods the share was computed from stands (only the pods appended are
+    looked at); one whose list changed otherwise (a pod removed, then others added) is computed
+    again; either way the scores equal a PreScore from scratch."""
+    rng = random.Random(seed)
+    nodes, kinds, w = _affinity_world(rng)
+    base = cluster(nodes, [])
+    for i in range(40):
+        base.add_pod(pod(f"e{i}", {"app": rng.choice("ab")}, node_name=rng.choice(nodes).name, affinity=rng.choice(kinds)))
+    c = base.clone()
+    c.track()
+    p = pod("in-a", {"app": "a"})
+    feasible = [n.name for n in nodes]
+    scoring.plugin_scores("InterPodAffinity", p, c, feasible)
+    calls: list[tuple[str, int]] = []
+    real = sip._own_terms_share
+
+    def spy(*a, **k):
+        calls.append((a[0].name, a[6] if len(a) > 6 else k.get("start", 0)))
+        return real(*a, **k)
+
+    made = 0
+    for _ in range(20):
+        name = rng.choice(nodes).name
+        copied = name in c._shared
+        before = list(c.by_name[name].pods_with_affinity)
+        if rng.random() < 0.3 and c.by_name[name].pods:
+            c.remove_pod(rng.choice(c.by_name[name].pods))
+        for _ in range(rng.choice((1, 2))):
+            made += 1
+            c.add_pod(pod(f"new{made}", {"app": "b"}, node_name=name, affinity=rng.choice(kinds)))
+        after = c.by_name[name].pods_with_affinity
+        kept = after[: len(before)] == before and all(x is y for x, y in zip(after, before))
+        calls.clear()
+        monkeypatch.setattr(sip, "_own_terms_share", spy)
+        got = scoring.plugin_scores("InterPodAffinity", p, c, feasible)
+        monkeypatch.setattr(sip, "_own_terms_share", real)
+        fresh = ClusterState(node_infos=list(c.node_infos), namespace_labels=c.namespace_labels)
+        assert got == scoring.plugin_scores("InterPodAffinity", p, fresh, feasible)
+        starts = [s for n, s in calls if n == name]
+        if c.by_name[name].node.labels:
+            if kept and len(after) > len(before):
+                assert starts == [len(before)], (copied, starts)  # only the appended pods
+            elif not kept:
+                assert starts == [0], starts  # computed again
+            else:
+                assert starts == [], starts

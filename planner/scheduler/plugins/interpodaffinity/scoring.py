@@ -27,7 +27,7 @@ half does.
 
 from __future__ import annotations
 
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Any
 
 from planner.domain import POD_IDENTITY_LABELS, Pod, PodAffinityTerm, WeightedPodAffinityTerm, terms_read_pod_identity
@@ -303,6 +303,12 @@ def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> dict[st
 _TAINTED = "_ipa_score_identity_read"
 
 
+def _same_prefix(pods: list[Pod], was: list[Pod], n: int) -> bool:
+    """Whether the first ``n`` of ``pods`` are the first ``n`` of ``was``, object for object
+    (a list of pods with affinity only grows, so ``was``'s first ``n`` are still those it had)."""
+    return len(was) >= n and all(map(is_, pods[:n], was[:n]))
+
+
 def _pre_score(pod: Pod, cluster: ClusterState, sig: tuple, identity: dict[int, bool] | None) -> dict[str, dict[str, int]] | object:
     aff = pod.spec.affinity
     pref_aff = aff.pod_affinity_preferred if aff is not None else ()
@@ -347,9 +353,11 @@ def _pre_score(pod: Pod, cluster: ClusterState, sig: tuple, identity: dict[int, 
             new = _node_contribution(ni, summary, inc_aff, inc_anti, pod, ns_labels, memo, identity)
         else:
             # only the existing pods' own terms count: a function of the node object and its
-            # pods with affinity (add_pod appends to that list, remove_pod makes a new one)
+            # pods with affinity (add_pod appends to that list, remove_pod makes a new one, and
+            # NodeInfo.clone copies it: the share of a list's first pods stands for any list
+            # that starts with those very pods)
             pwa = ni.pods_with_affinity
-            if src is not None and src[0] is ni.node and src[1] is pwa and src[2] <= len(pwa):
+            if src is not None and src[0] is ni.node and src[2] <= len(pwa) and (src[1] is pwa or _same_prefix(pwa, src[1], src[2])):
                 done = src[2]
                 # pods appended since (a bind): their share is added to the node's, the rest stands
                 more = _own_terms_share(ni, pod, ns_labels, memo, label_keys, identity, done) if done < len(pwa) else None
