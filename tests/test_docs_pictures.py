@@ -55,6 +55,9 @@ def test_pictures_are_current(tmp_path):
         if matplotlib.__version__ == pinned.group(1):
             assert path.read_bytes() == checked_in.read_bytes(), f"docs/{path.name} is out of date: make pictures"
         else:
-            assert png_pixels(path).shape == png_pixels(checked_in).shape
+            # another matplotlib lays text out a pixel or two apart (a tight bounding box): the
+            # same picture, within a few pixels of the checked-in size
+            got, want = png_pixels(path).shape, png_pixels(checked_in).shape
+            assert got[2:] == want[2:] and all(abs(g - w) <= max(4, w // 50) for g, w in zip(got[:2], want[:2])), (got, want)
     if matplotlib.__version__ != pinned.group(1):
         pytest.skip(f"matplotlib {matplotlib.__version__}, not the locked {pinned.group(1)}: compared by size only")
