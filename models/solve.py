@@ -116,9 +116,14 @@ class ActionResult:
     objective: int = 0
     wall_time: float = 0.0
     reason: str = ""
+    # each world's own answer, in the order solved (solve_actions' ``recorded``: the same solve
+    # again without the solver, the model changed as the solve changed it)
+    runs: list[ActionResult] = field(default_factory=list, repr=False, compare=False)
 
 
-def solve_actions(am: ActionModel, opts: SolveOptions | None = None, assumptions: list[Any] | None = None) -> ActionResult:
+def solve_actions(
+    am: ActionModel, opts: SolveOptions | None = None, assumptions: list[Any] | None = None, recorded: list[ActionResult] | None = None
+) -> ActionResult:
     """The cheapest plan of a remediation action model (models.remediation): the options chosen and
     the node counts.  ``assumptions``: literals held true for this solve only (ActionModel.only).
     "feasible" is a plan found before the time limit that is not proven the cheapest.
@@ -126,17 +131,29 @@ def solve_actions(am: ActionModel, opts: SolveOptions | None = None, assumptions
     The model's worlds (the pods kept, or every pod recreated from a changed template) are
     exclusive: each is solved in turn, assumed active, and a later one only for a plan cheaper
     than the best so far (a cut on the objective): the cheapest of them is the optimum.  On the
-    bench clusters this proves the optimum several times faster than one search over both."""
+    bench clusters this proves the optimum several times faster than one search over both.
+
+    ``recorded``: the ``runs`` of this very solve (the same model, changed by the same calls, and
+    the same options: done by a forked copy of this process) stand for the solver's answers; the
+    model is changed as the solve changes it (its cuts), so that it is what it would be, and the
+    answer is the same."""
     opts = opts or SolveOptions()
     best: ActionResult | None = None
     wall = 0.0
-    for w in am.problem.worlds:  # the world of no template change first: its plans cost least
+    runs: list[ActionResult] = []
+    for i, w in enumerate(am.problem.worlds):  # the world of no template change first: its plans cost least
         extra = list(assumptions or []) + [am.worlds[w.name]]
         if best is not None and best.status in ("optimal", "feasible"):
             cut = am.model.new_bool_var("cut")
             am.model.add(am.objective <= best.objective - 1).only_enforce_if(cut)
             extra.append(cut)
-        res = _solve_actions_once(am, opts, extra)
+        if recorded is not None:
+            if i >= len(recorded):
+                raise ValueError("a recorded solve has fewer worlds than the model")
+            res = replace(recorded[i], chosen=dict(recorded[i].chosen), runs=[])
+        else:
+            res = _solve_actions_once(am, opts, extra)
+        runs.append(replace(res, chosen=dict(res.chosen), runs=[]))
         wall += res.wall_time
         if res.status in ("optimal", "feasible"):
             if best is not None and best.status == "feasible":
@@ -150,7 +167,10 @@ def solve_actions(am: ActionModel, opts: SolveOptions | None = None, assumptions
         elif best is None:
             best = res
     assert best is not None
+    if recorded is not None and len(recorded) != len(runs):
+        raise ValueError("a recorded solve has more worlds than the model")
     best.wall_time = wall
+    best.runs = runs
     return best
 
 

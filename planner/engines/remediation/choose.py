@@ -64,6 +64,7 @@ from planner.domain import Node, Pod
 from planner.engines.check import preemption_possible
 from planner.engines.problem import Memo, build_problem
 from planner.engines.remediation.actions import COST_FIELDS, PREFERENCE, Action, Cost, Plan
+from planner.engines.remediation.ahead import digest
 from planner.engines.remediation.candidates import (
     MAX_ADDED_PER_ZONE,
     UNSCHEDULABLE_TAINT,
@@ -119,6 +120,10 @@ class _Space:
     leftover: list[Action]
     rejected: list[dict[str, Any]]
     contexts: dict[str, Any] = field(default_factory=dict)  # world -> planner.engines.problem.Context
+    # the calls that changed the model since it was built, ("sup" | "exact", the plan) each: what
+    # names a solve of it (the child working ahead sends its solves under that name)
+    history: list[tuple[str, tuple]] = field(default_factory=list)
+    chain_base: int = -1  # len(history) when the child started: its solves follow "sup" calls alone
 
 
 def cost_fields(allow_destructive: bool) -> tuple[str, ...]:
@@ -377,7 +382,7 @@ def choose(
     proven_below: float | None = 0
     while len(out.plans) < top and stats["rejected"] < MAX_REJECTED and not search.exhausted:
         t = time.monotonic()
-        res = solve_actions(am, opts)
+        res = _solve(search, space, opts)
         stats["solves"] += 1
         stats["solve_seconds"] += time.monotonic() - t
         if res.status == "infeasible":
@@ -406,15 +411,20 @@ def choose(
         stats["proposed"] += 1
         if progress:
             progress(f"verifying plans: {' + '.join(a.type for a in actions)}", len(out.plans), top)
+        if len(out.plans) + 1 < top and not search.ahead_started:
+            # while this plan is verified, a forked child solves for the next ones (as if it were
+            # verified) and verifies them (planner.engines.remediation.ahead)
+            space.chain_base = len(space.history)
+            search.start_ahead(lambda worker: _agenda(worker, search, space, ctx, opts, dict(chosen), len(out.plans), top, set(proposed)))  # noqa: B023
         v = search.verify(actions)
         if v.ok:
             out.plans.append(Plan(actions, _summed(actions), _verified(v)))
-            am.block_supersets(chosen)
+            _block(space, chosen, exact=False)
             stats["_found"].append(dict(chosen))
             continue
         stats["rejected"] += 1
         out.rejected.append({"actions": [a.label() for a in actions], "reason": v.reason})
-        am.block_exact(chosen)
+        _block(space, chosen, exact=True)
         if v.detail.get("check") is True:
             # check places the pods but the replay does not reach them: the way there (a rollout's
             # course, the order pods are created in) is what the options the model cannot weigh
@@ -453,6 +463,57 @@ def choose(
     del stats["_found"], stats["_repaired"]
     out.stats = stats
     return out
+
+
+def _frozen(chosen: dict[str, int]) -> tuple:
+    return tuple(sorted(chosen.items()))
+
+
+def _block(space: _Space, chosen: dict[str, int], exact: bool) -> None:
+    """The model told that the plan ``chosen`` was rejected (``exact``: it alone) or verified
+    (it and every plan that contains it), and the call recorded (_Space.history)."""
+    if exact:
+        space.am.block_exact(chosen)
+    else:
+        space.am.block_supersets(chosen)
+    space.history.append(("exact" if exact else "sup", _frozen(chosen)))
+
+
+def _solve(search: Any, space: _Space, opts: SolveOptions) -> Any:
+    """The model's next optimum: the child's solve of the model as it is now when it did it
+    (the same calls since it was built: then its answers stand for the solver's), else solved here."""
+    ahead = search.ahead
+    if ahead is not None:
+        # the child's chain of solves follows "sup" calls alone: wait for it only while the
+        # model's calls could be those
+        chain = space.chain_base >= 0 and all(kind == "sup" for kind, _ in space.history[space.chain_base :])
+        found, runs = ahead.lookup(("solve", digest(repr(space.history))), "chain" if chain else None)
+        if found:
+            return solve_actions(space.am, opts, recorded=runs)
+    return solve_actions(space.am, opts)
+
+
+def _agenda(worker: Any, search: Any, space: _Space, ctx: Context, opts: SolveOptions, chosen: dict[str, int], found: int, top: int, proposed: set) -> None:
+    """The child's work (planner.engines.remediation.ahead), while this process verifies the plan
+    ``chosen``: the model's next optima as if each plan before were verified (as the loop of
+    ``choose`` asks for them, up to ``top`` plans), then their verifications, the last first (this
+    process verifies from the first), then what the search does after the model
+    (Search.after_choose)."""
+    chain: list[dict[str, int]] = []
+    while found + 1 < top:
+        _block(space, chosen, exact=False)
+        res = worker.through(("solve", digest(repr(space.history))), lambda: solve_actions(space.am, opts), send=lambda r: r.runs)
+        if res.status not in ("optimal", "feasible") or not res.chosen or _frozen(res.chosen) in proposed:
+            break
+        proposed.add(_frozen(res.chosen))
+        chosen = res.chosen
+        chain.append(dict(chosen))
+        found += 1
+    worker.mark("chain")
+    for c in reversed(chain):
+        search.verify(materialize(space, ctx, c))
+    if search.after_choose is not None:
+        search.after_choose()
 
 
 def _objective_of(am: ActionModel, chosen: dict[str, int]) -> int:
@@ -495,12 +556,12 @@ def _repair(search: Any, space: _Space, ctx: Context, am: ActionModel, chosen: d
             stats["proposed"] += 1
             if v.ok:
                 out.plans.append(Plan(actions, _summed(actions), _verified(v)))
-                am.block_supersets(more)
+                _block(space, more, exact=False)
                 stats["_found"].append(more)
                 break
             stats["rejected"] += 1
             out.rejected.append({"actions": [a.label() for a in actions], "reason": v.reason})
-            am.block_exact(more)
+            _block(space, more, exact=True)
 
 
 EXPLAIN_DTIME = 0.1  # deterministic seconds for the search of one rejected candidate's explanation (models.solve.QUICK_CORE_DTIME)

@@ -37,6 +37,7 @@ from typing import Any
 from models.solve import SolveOptions
 from planner.engines.problem import Memo
 from planner.engines.remediation.actions import ACTION_TYPES, Action, Cost, Plan
+from planner.engines.remediation.ahead import Ahead, Worker, digest
 from planner.engines.remediation.candidates import (
     MAX_ADDED_PER_ZONE,
     Context,
@@ -243,6 +244,42 @@ class Search:
         self.deadline = time.monotonic() + BUDGET_SECONDS
         self._phase: tuple[str, int, int] = ("", 0, 0)
         self.memo = Memo()  # what check's problems share across the plans (the same pods, related clusters)
+        # the forked child working ahead (planner.engines.remediation.ahead), or in that child its side
+        self.ahead: Ahead | None = None
+        self.worker: Worker | None = None
+        self.ahead_started = False
+        # what the child does once the action model's plans are verified (remediate: the other
+        # replica counts and the plan of the nearest one), in the child
+        self.after_choose: Callable[[], Any] | None = None
+
+    def start_ahead(self, agenda: Callable[[Worker], None]) -> None:
+        """A forked child running ``agenda`` (at most one per search; ahead.usable decides)."""
+        from planner.engines.remediation.ahead import usable
+
+        if self.ahead_started or self.worker is not None or not usable(len(self.snap.nodes)):
+            return
+        self.ahead_started = True
+
+        def run(worker: Worker) -> None:
+            self.worker = worker
+            self.progress = None
+            agenda(worker)
+
+        self.ahead = Ahead.start(run)
+
+    def close(self) -> None:
+        if self.ahead is not None:
+            self.ahead.close()
+
+    def through(self, key: Any, compute: Callable[[], Any], until: str | None = None) -> Any:
+        """``compute()``, or the child's answer for ``key`` (ahead.Ahead.lookup)."""
+        if self.worker is not None:
+            return self.worker.through(key, compute, optional=key[0] == "verify")
+        if self.ahead is not None:
+            found, value = self.ahead.lookup(key, until)
+            if found:
+                return value
+        return compute()
 
     def report(self, what: str, done: int, total: int) -> None:
         """Progress: ``what`` is being done, ``done`` of ``total`` (plans wanted, or families to try)."""
@@ -256,6 +293,11 @@ class Search:
 
     def verify(self, actions: list[Action]) -> Verdict:
         self.verifications += 1
+        key = ("verify", digest(repr([(a.patches, a.replicas, a.rolls_template) for a in actions])))
+        v: Verdict = self.through(key, lambda: self._verify(actions))
+        return v
+
+    def _verify(self, actions: list[Action]) -> Verdict:
         patches = [p for a in actions for p in a.patches]
         try:
             trial, goal = apply_plan(self.snap, self.goal, patches)
@@ -263,7 +305,8 @@ class Search:
             return Verdict(False, f"patch: {e}")
         n = next((a.replicas for a in actions if a.replicas is not None), None)
         rolls = any(a.rolls_template for a in actions)
-        return evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls, memo=self.memo)
+        v = evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls, memo=self.memo)
+        return replace(v, checked=None)  # what the callers read (and what the child sends back)
 
     def nearest_count(self, ctx: Context) -> int | None:
         """scale-to: the replica count nearest the goal that works (above first: fewer replicas
@@ -283,8 +326,11 @@ class Search:
                 if tries > MAX_SCALE_TRIES or self.exhausted:
                     return None
                 self.verifications += 1
-                v = evaluate(self.snap, goal, self.opts, self.seed, replicas=m, replay=goal.kind != "replicas", explain=False, memo=self.memo)
-                if v.ok:
+                ok = self.through(
+                    ("count", m),
+                    lambda: evaluate(self.snap, goal, self.opts, self.seed, replicas=m, replay=goal.kind != "replicas", explain=False, memo=self.memo).ok,  # noqa: B023
+                )
+                if ok:
                     return m
         return None
 
@@ -312,6 +358,14 @@ def remediate(
     if goal.kind in ("replicas", "scale") and goal.replicas is not None:
         ensure_plannable(snap, goal.ref, goal.replicas, goal.source or None)  # nodes too large to rule the count out
     search = Search(snap, goal, opts, seed, progress)
+    try:
+        return _remediate(search, forbidden, allow_destructive, top)
+    finally:
+        search.close()  # the child working ahead, if any: stopped whatever ended the search
+
+
+def _remediate(search: Search, forbidden: set[str], allow_destructive: bool, top: int) -> Outcome:
+    snap, goal, opts, seed = search.snap, search.goal, search.opts, search.seed
     now = is_ok_now(snap, goal, opts, seed, search.memo)
     if now.ok:
         return Outcome(goal, True, "", notes=["nothing to fix: the goal holds on the snapshot as read"])
@@ -327,6 +381,16 @@ def remediate(
     model_stats: dict[str, Any] | None = None
     notes: list[str] = []
     if goal.kind == "replicas":
+        if "scale-to" not in forbidden:
+
+            def after_choose() -> None:  # in the child working ahead: the alternative's count and its plan
+                m = search.nearest_count(ctx)
+                if m is not None:
+                    a = scale_to_action(ctx, m)
+                    annotate_helm(snap, [a])
+                    search.verify([a])
+
+            search.after_choose = after_choose
         # one CP-SAT model chooses the actions (planner.engines.remediation.choose); its optima
         # are verified, cheapest first
         chosen = choose(search, ctx, cands, allow_destructive, top, search.report)

@@ -1,0 +1,251 @@
+"""The second process of remediate (planner.engines.remediation.ahead): a forked child solves and
+verifies ahead; the answer is the one process's, in the same order, with the same rejections;
+an answer sent under another key is caught; nothing of it outlives an interrupt."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench import generate
+from models.solve import SolveOptions
+from planner.engines.remediation import Goal, ahead, remediate
+from planner.engines.remediation import search as search_mod
+from planner.engines.workloads import cluster_after_plans, find_workload, parse_workload, plan_workload
+from planner.load import load_snapshot
+from planner.scheduler import runtime
+from tests.engines.test_remediation import _goal, _snap
+
+OPTS = SolveOptions()
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _children() -> set[int]:
+    """This process's live children (zombies included: not reaped is left over)."""
+    out = set()
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = Path(f"/proc/{d}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
+                out.add(int(d))
+    return out
+
+
+def _plain(out) -> dict:
+    d = out.to_dict()
+    model = d["stats"].get("model")
+    if model:
+        d["stats"]["model"] = {k: v for k, v in model.items() if "seconds" not in k}
+    return d
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The child's answers the search took (Ahead.lookup found)."""
+    used: list[object] = []
+    lookup = ahead.Ahead.lookup
+
+    def spy(self, key, until=None):
+        found, value = lookup(self, key, until)
+        if found:
+            used.append(key)
+        return found, value
+
+    monkeypatch.setattr(ahead.Ahead, "lookup", spy)
+    return used
+
+
+def _both(monkeypatch, snap, goal, top):
+    monkeypatch.setenv(ahead.ENV, "1")
+    one = remediate(snap, goal, top=top, opts=OPTS, seed=1)
+    monkeypatch.setenv(ahead.ENV, "2")
+    two = remediate(snap, goal, top=top, opts=OPTS, seed=1)
+    return one, two
+
+
+@pytest.fixture(scope="module")
+def bench_6z(tmp_path_factory):
+    """bench's 50-node 6-zone cluster (generated at random, seed 1) and its remediate goal."""
+    path = generate.generate(50, 6, 1, ["json"], tmp_path_factory.mktemp("bench"))["json"]
+    snap = load_snapshot([str(path)])
+    ref = parse_workload("statefulset/bench/bench-sts", None)
+    spec = find_workload(snap, ref).replicas
+    plan = plan_workload(snap, ref, spec + 1)
+    ev = runtime.evaluate(plan.new[0], cluster_after_plans(snap, [plan]))
+    return path, snap, Goal(ref, "replicas", spec + sum(1 for n in ev.nodes if n.feasible) + 1)
+
+
+@pytest.mark.parametrize(("case", "top"), [("ordinary", 3), ("ordinary", 10), ("node-groups", 3), ("seed-003", 5), ("seed-001", 5)])
+def test_two_processes_answer_as_one(monkeypatch, counted, case: str, top: int) -> None:
+    """The bundled cases (a cordoned node with a rejected plan among the optima; node groups;
+    template changes): plans, their order, alternatives, rejections and counts as one process."""
+    one, two = _both(monkeypatch, _snap(case), _goal(case), top)
+    assert _plain(two) == _plain(one)
+    if case == "ordinary":
+        assert counted, "the child's answers were not used"
+    assert not _children()
+
+
+def test_two_processes_answer_as_one_on_a_generated_cluster(monkeypatch, counted, bench_6z) -> None:
+    _, snap, goal = bench_6z
+    one, two = _both(monkeypatch, snap, goal, 3)
+    assert _plain(two) == _plain(one)
+    assert len(one.plans) == 3
+    kinds = {k[0] for k in counted}
+    assert {"solve", "verify"} <= kinds, counted  # the next optima and a plan's verification came from the child
+
+
+def test_an_answer_under_another_key_is_caught(monkeypatch) -> None:
+    """The comparison above fails when the child's answers come back out of place: here each
+    verification or replica count's check is sent under the key of the one before it (the
+    rotation a queue read in the wrong order gives): the alternative's count changes.  (Optima
+    out of order change the order plans are found in, which the ranking sorts again: the key
+    mapping itself is tested below.)"""
+    snap, goal = _snap("ordinary"), _goal("ordinary")
+    through = ahead.Worker.through
+    last: list[object] = []
+
+    def rotated(self, key, compute, send=lambda v: v, optional=False):
+        if key[0] == "solve":
+            return through(self, key, compute, send, optional)
+        ahead._write(self.out, ("doing", key))
+        value = compute()
+        if last:
+            ahead._write(self.out, ("done", last[0], send(value)))
+        last[:] = [key]
+        return value
+
+    monkeypatch.setenv(ahead.ENV, "1")
+    one = remediate(snap, goal, top=10, opts=OPTS, seed=1)
+    monkeypatch.setenv(ahead.ENV, "2")
+    monkeypatch.setattr(ahead.Worker, "through", rotated)
+    two = remediate(snap, goal, top=10, opts=OPTS, seed=1)
+    assert _plain(two) != _plain(one)
+
+
+def test_answers_are_taken_by_key_whatever_their_order() -> None:
+    """Ahead alone: the child answers c, b, a; this process asks a, b, c and gets each its own
+    value; a key this process computes itself is skipped by the child."""
+
+    def agenda(w: ahead.Worker) -> None:
+        w.through(("solve", "c"), lambda: "C")
+        w.through(("solve", "b"), lambda: "B")
+        w.through(("solve", "a"), lambda: "A")
+        w.mark("chain")
+        time.sleep(0.3)  # this process takes ("verify", "x") meanwhile
+        w.through(("verify", "x"), lambda: "X", optional=True)
+        w.through(("verify", "y"), lambda: "Y", optional=True)
+
+    a = ahead.Ahead.start(agenda)
+    assert a is not None
+    try:
+        assert a.lookup(("solve", "a"), "chain") == (True, "A")
+        assert a.lookup(("solve", "b"), "chain") == (True, "B")
+        assert a.lookup(("solve", "c"), "chain") == (True, "C")
+        assert a.lookup(("solve", "d"), "chain") == (False, None)  # the chain is over without it
+        assert a.lookup(("verify", "x")) == (False, None)  # not begun: taken here
+        deadline = time.monotonic() + 10
+        while ("verify", "y") not in a.done and a.alive and time.monotonic() < deadline:
+            a._take(True)
+        assert ("verify", "x") not in a.done  # skipped by the child
+        assert a.lookup(("verify", "y")) == (True, "Y")
+    finally:
+        a.close()
+    assert not _children()
+
+
+def test_an_interrupt_leaves_no_child(monkeypatch, bench_6z) -> None:
+    _, snap, goal = bench_6z
+    me = os.getpid()
+    verify = search_mod.Search._verify
+
+    def interrupted(self, actions):
+        if os.getpid() == me and self.ahead is not None:
+            assert _children(), "the child had not started"
+            raise KeyboardInterrupt
+        return verify(self, actions)
+
+    monkeypatch.setenv(ahead.ENV, "2")
+    monkeypatch.setattr(search_mod.Search, "_verify", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        remediate(snap, goal, top=3, opts=OPTS, seed=1)
+    assert not _children()
+
+
+def _descendants(pid: int) -> set[int]:
+    out = set()
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = Path(f"/proc/{d}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.add(int(d))
+    return out
+
+
+def test_ctrl_c_during_the_two_process_search_exits_130_and_leaves_no_process(bench_6z) -> None:
+    path, snap, goal = bench_6z
+    env = {**os.environ, ahead.ENV: "2"}
+    p = subprocess.Popen(
+        [sys.executable, "-m", "planner", "remediate", str(path), "-w", "statefulset/bench/bench-sts", "--replicas", str(goal.replicas), "--top", "3"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+        # a session of its own, so that the signal goes to its whole group as Ctrl-C at a
+        # terminal does (the child included); SIGINT's default handler back (see test_bound)
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    kids: set[int] = set()
+    deadline = time.monotonic() + 60
+    while not kids and p.poll() is None and time.monotonic() < deadline:
+        kids = _descendants(p.pid)
+        time.sleep(0.01)
+    if not kids:
+        p.kill()
+        p.wait()
+        pytest.skip("the search ended before its second process started")
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert err == "interrupted\n"
+    for k in kids:
+        assert not Path(f"/proc/{k}").exists(), f"process {k} left behind"
+
+
+def test_neither_side_waits_on_a_full_pipe() -> None:
+    """Both pipes full at once (the child's answers unread while this process tells it about
+    keys it computes itself) must not stop both: this process never waits to write.  Was: a
+    6-zone plan's patches as keys filled both pipes and the search hung."""
+
+    def agenda(w: ahead.Worker) -> None:
+        # a long answer, and a long wait before it during which this process's keys pile up
+        w.through(("verify", "slow"), lambda: (time.sleep(1.0), "x" * 200_000)[1])
+
+    class Hung(Exception):  # not an OSError, which a write's error handling would swallow
+        pass
+
+    def alarm(*_):
+        raise Hung("the two processes wait on each other")
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(20)
+    a = ahead.Ahead.start(agenda)
+    assert a is not None
+    try:
+        for i in range(3000):  # about 200 KiB of keys this process takes while the child is busy
+            a.lookup(("verify", ahead.digest(f"taken-{i}")))
+        assert a.lookup(("verify", "slow")) == (True, "x" * 200_000)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+        a.close()
