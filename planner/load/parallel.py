@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from planner.load import stream
+from planner.processes import second_process
 
 MIN_BYTES = 64 << 20
 SHARE = 0.56  # of the items read here: the child also pickles what it converted
@@ -44,23 +45,7 @@ def usable(size: int) -> bool:
     (the 1-minute load average, this process included, below the CPUs less one half: a second
     process on a busy machine only adds its pickling to the work).  ``PLANNER_LOAD_PROCESSES``:
     1 never, 2 whenever large enough."""
-    if size < MIN_BYTES or not hasattr(os, "fork"):
-        return False
-    asked = os.environ.get("PLANNER_LOAD_PROCESSES", "").strip()
-    if asked == "1":
-        return False
-    if asked == "2":
-        return True
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    if cpus < 2:
-        return False
-    try:
-        return os.getloadavg()[0] < cpus - 0.5
-    except OSError:
-        return True
+    return second_process("PLANNER_LOAD_PROCESSES", size >= MIN_BYTES)
 
 
 def _state(snap: Any) -> dict[str, Any]:

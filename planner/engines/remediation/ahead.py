@@ -35,6 +35,8 @@ import struct
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from planner.processes import second_process
+
 MIN_NODES = 100
 ENV = "PLANNER_REMEDIATE_PROCESSES"
 _HEADER = struct.Struct("<I")
@@ -42,19 +44,8 @@ _HEADER = struct.Struct("<I")
 
 def usable(nodes: int) -> bool:
     """A second process for a search on a cluster of ``nodes`` nodes: large enough to pay for a
-    fork, a second CPU, fork available.  ``PLANNER_REMEDIATE_PROCESSES``: 1 never, 2 always."""
-    if not hasattr(os, "fork"):
-        return False
-    asked = os.environ.get(ENV, "").strip()
-    if asked == "1":
-        return False
-    if asked == "2":
-        return True
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return cpus >= 2 and nodes >= MIN_NODES
+    fork, fork available, a second CPU that is idle (planner.processes).  ``PLANNER_REMEDIATE_PROCESSES``: 1 never, 2 always."""
+    return second_process(ENV, nodes >= MIN_NODES, forced_at_any_size=True)
 
 
 def digest(text: str) -> str:
