@@ -62,7 +62,8 @@ class NodeInfo:
     """framework.NodeInfo: a node and the pods the scheduler believes are on it."""
 
     __slots__ = ("node", "pods", "requested", "nonzero_cpu", "nonzero_mem", "used_ports", "pods_with_affinity",
-                 "pods_with_required_anti_affinity", "by_namespace", "generation", "ports_shared")
+                 "pods_with_required_anti_affinity", "by_namespace", "generation", "ports_shared",
+                 "ns_owned")
 
     def __init__(self, node: Node, pods: Iterable[Pod] = ()) -> None:
         self.node = node
@@ -79,6 +80,9 @@ class NodeInfo:
         self.pods_with_required_anti_affinity: list[Pod] = []
         # namespace -> the node's pods in it (spread and affinity count within namespaces)
         self.by_namespace: dict[str, list[Pod]] = {}
+        # after a clone its lists are shared (copy-on-write): the namespaces whose list this node
+        # has copied since; None when every list is its own
+        self.ns_owned: set[str] | None = None
         # bumped on every add and remove: caches of per-node facts compare it (framework.NodeInfo.Generation)
         self.generation = 0
         for p in pods:
@@ -100,7 +104,9 @@ class NodeInfo:
         c.ports_shared = self.ports_shared = True
         c.pods_with_affinity = list(self.pods_with_affinity)
         c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
-        c.by_namespace = {k: list(v) for k, v in self.by_namespace.items()}
+        c.by_namespace = dict(self.by_namespace)  # the lists shared until either side writes one
+        c.ns_owned = set()
+        self.ns_owned = set()
         c.generation = self.generation
         return c
 
@@ -112,7 +118,13 @@ class NodeInfo:
     def add_pod(self, pod: Pod) -> None:
         self.generation += 1
         self.pods.append(pod)
-        self.by_namespace.setdefault(pod.namespace, []).append(pod)
+        ns = pod.namespace
+        owned = self.ns_owned
+        if owned is None or ns in owned:
+            self.by_namespace.setdefault(ns, []).append(pod)
+        else:  # a list shared with a clone: this node's own copy, with the pod
+            self.by_namespace[ns] = [*self.by_namespace.get(ns, ()), pod]
+            owned.add(ns)
         req = self.requested
         preq = pod.spec.requests
         for k, v in preq.items():
@@ -138,9 +150,14 @@ class NodeInfo:
         else:
             return
         self.generation += 1
-        same_ns = self.by_namespace.get(pod.namespace, [])
+        ns = pod.namespace
+        same_ns = self.by_namespace.get(ns, [])
         for i, p in enumerate(same_ns):
             if p.name == pod.name:
+                owned = self.ns_owned
+                if owned is not None and ns not in owned:  # shared with a clone: copied first
+                    same_ns = self.by_namespace[ns] = list(same_ns)
+                    owned.add(ns)
                 del same_ns[i]
                 break
         req = self.requested

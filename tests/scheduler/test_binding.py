@@ -2,9 +2,10 @@
 
 * bound_copy (the pod as a bind leaves it, without the dataclass constructors) equals
   ``replace(pod, spec=replace(pod.spec, node_name=...), phase="Running")`` field for field;
-* NodeInfo.clone shares the host-port sets with its clone until either side writes: after any
-  sequence of adds and removes on a node and its clones, every copy's ``used_ports`` is what a
-  NodeInfo built afresh from that copy's pods has, and the others are untouched.
+* NodeInfo.clone shares the host-port sets and the per-namespace pod lists with its clone until
+  either side writes: after any sequence of adds and removes on a node and its clones, every
+  copy's ``used_ports`` and ``by_namespace`` are those of the same sequence with plain clones
+  (every set and list copied at once).
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def _deep_clone(ni: NodeInfo) -> NodeInfo:
     c = ni.clone()
     c.used_ports = {k: set(v) for k, v in ni.used_ports.items()}
     c.ports_shared = ni.ports_shared = False
+    c.by_namespace = {k: list(v) for k, v in ni.by_namespace.items()}
+    c.ns_owned = ni.ns_owned = None
     return c
 
 
@@ -68,7 +71,7 @@ def _deep_clone(ni: NodeInfo) -> NodeInfo:
     st.lists(pods(), max_size=4),
     st.lists(st.tuples(st.integers(0, 3), st.booleans(), st.integers(0, 9), pods()), max_size=12),
 )
-def test_clone_shares_host_ports_until_written(start: list[Pod], ops: list[tuple[int, bool, int, Pod]]) -> None:
+def test_clone_shares_ports_and_namespaces_until_written(start: list[Pod], ops: list[tuple[int, bool, int, Pod]]) -> None:
     # distinct names: NodeInfo.remove_pod removes by name
     seen: set[str] = set()
     start = [p for p in start if not (p.key in seen or seen.add(p.key))]  # type: ignore[func-returns-value]
@@ -92,3 +95,5 @@ def test_clone_shares_host_ports_until_written(start: list[Pod], ops: list[tuple
             plain[i].remove_pod(q)
         for ni, ref in zip(infos, plain):  # every copy, written or not, as the plain clones have it
             assert ni.used_ports == ref.used_ports
+            assert ni.by_namespace == ref.by_namespace
+            assert ni.pods == ref.pods
