@@ -10,6 +10,7 @@ the pods a ReplicaSet creates), made deterministic as planner's simulated world 
 
 from __future__ import annotations
 
+import hashlib
 import math
 import uuid
 from collections.abc import Callable
@@ -108,13 +109,25 @@ def parse_time(ts: str) -> datetime | None:
     return t
 
 
+_URL_NAMESPACE = uuid.NAMESPACE_URL.bytes
+
+
 def object_uid(kind: str, namespace: str, name: str, created: str) -> str:
-    """A deterministic uid; an object re-created under the same name gets a new one."""
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"planner-controllers:{kind}/{namespace}/{name}/{created}"))
+    """A deterministic uid; an object re-created under the same name gets a new one.
+
+    ``str(uuid.uuid5(uuid.NAMESPACE_URL, "planner-controllers:<kind>/<namespace>/<name>/<created>"))``,
+    formatted straight from the SHA-1 digest (RFC 4122 section 4.3: the first 16 bytes, version
+    5, the RFC 4122 variant); tests/controllers/test_controller_utils.py compares the two."""
+    h = hashlib.sha1(_URL_NAMESPACE + f"planner-controllers:{kind}/{namespace}/{name}/{created}".encode()).hexdigest()
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{'89ab'[int(h[16], 16) & 3]}{h[17:20]}-{h[20:32]}"
 
 
 # apiserver names.SimpleNameGenerator: generateName is cut to 63 - 5 characters, then 5 random ones.
 _MAX_GENERATED_NAME_LENGTH = 63 - 5
+
+
+_STEM_HASHES: dict[str, int] = {}  # stem -> fnv32a(stem), for generate_name
+_STEM_HASHES_MAX = 4096
 
 
 def generate_name(prefix: str, taken: Callable[[str], bool], start: list[int] | None = None) -> str:
@@ -126,8 +139,14 @@ def generate_name(prefix: str, taken: Callable[[str], bool], start: list[int] | 
     # creating n pods probes n names, not n^2/2; each sync starts from 0: the names stay a pure
     # function of the pods that exist
     i = start[0] if start else 0
+    # FNV-1a runs byte by byte: the hash of ``<stem>/<i>`` continues from the stem's
+    h_stem = _STEM_HASHES.get(stem)
+    if h_stem is None:
+        if len(_STEM_HASHES) >= _STEM_HASHES_MAX:
+            _STEM_HASHES.clear()
+        h_stem = _STEM_HASHES[stem] = fnv32a(stem.encode())
     while True:
-        h = fnv32a(f"{stem}/{i}".encode())
+        h = fnv32a(f"/{i}".encode(), h_stem)
         suffix = ""
         for _ in range(5):
             suffix += SAFE_ALPHANUMS[h % len(SAFE_ALPHANUMS)]

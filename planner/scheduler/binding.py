@@ -10,8 +10,9 @@ docs/semantics.md.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
 from planner.domain import (
@@ -25,6 +26,7 @@ from planner.domain import (
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
+    PodSpec,
     reads_pod_identity,
     terms_read_pod_identity,
 )
@@ -95,8 +97,32 @@ def bind_pod(cluster: ClusterState, pod: Pod, node_name: str, vb_pre_filter: tup
             phase="Bound",
             annotations={**pvc.annotations, "pv.kubernetes.io/bind-completed": "yes"},
         )
-    bound = replace(pod, spec=replace(pod.spec, node_name=node_name), phase="Running")
+    bound = bound_copy(pod, node_name)
     node_info.add_pod(bound)
+    return bound
+
+
+_POD_FIELDS = tuple(f.name for f in fields(Pod))
+_SPEC_FIELDS = tuple(f.name for f in fields(PodSpec))
+_pod_values = operator.attrgetter(*_POD_FIELDS)
+_spec_values = operator.attrgetter(*_SPEC_FIELDS)
+
+
+def bound_copy(pod: Pod, node_name: str) -> Pod:
+    """``replace(pod, spec=replace(pod.spec, node_name=node_name), phase="Running")`` (the pod as
+    the binding leaves it) without the two dataclass constructors: the fields copied one by one
+    (every field of Pod and PodSpec is an init field without a __post_init__, so the result is
+    equal field for field; tests/scheduler/test_binding.py compares the two)."""
+    new, put = object.__new__, object.__setattr__
+    spec = new(PodSpec)
+    for name, value in zip(_SPEC_FIELDS, _spec_values(pod.spec)):
+        put(spec, name, value)
+    put(spec, "node_name", node_name)
+    bound = new(Pod)
+    for name, value in zip(_POD_FIELDS, _pod_values(pod)):
+        put(bound, name, value)
+    put(bound, "spec", spec)
+    put(bound, "phase", "Running")
     return bound
 
 

@@ -62,7 +62,8 @@ class NodeInfo:
     """framework.NodeInfo: a node and the pods the scheduler believes are on it."""
 
     __slots__ = ("node", "pods", "requested", "nonzero_cpu", "nonzero_mem", "used_ports", "pods_with_affinity",
-                 "pods_with_required_anti_affinity", "by_namespace", "generation")
+                 "pods_with_required_anti_affinity", "by_namespace", "generation", "ports_shared",
+                 "ns_owned")
 
     def __init__(self, node: Node, pods: Iterable[Pod] = ()) -> None:
         self.node = node
@@ -73,10 +74,15 @@ class NodeInfo:
         self.nonzero_mem = 0
         # (protocol, port) -> set of host IPs in use ("0.0.0.0" is every IP)
         self.used_ports: dict[tuple[str, int], set[str]] = {}
+        # used_ports is shared with a clone (copy-on-write): copied before this node's first write
+        self.ports_shared = False
         self.pods_with_affinity: list[Pod] = []
         self.pods_with_required_anti_affinity: list[Pod] = []
         # namespace -> the node's pods in it (spread and affinity count within namespaces)
         self.by_namespace: dict[str, list[Pod]] = {}
+        # after a clone its lists are shared (copy-on-write): the namespaces whose list this node
+        # has copied since; None when every list is its own
+        self.ns_owned: set[str] | None = None
         # bumped on every add and remove: caches of per-node facts compare it (framework.NodeInfo.Generation)
         self.generation = 0
         for p in pods:
@@ -94,23 +100,39 @@ class NodeInfo:
         c.requested = dict(self.requested)
         c.nonzero_cpu = self.nonzero_cpu
         c.nonzero_mem = self.nonzero_mem
-        c.used_ports = {k: set(v) for k, v in self.used_ports.items()}
+        c.used_ports = self.used_ports  # shared until either side writes (_own_ports)
+        c.ports_shared = self.ports_shared = True
         c.pods_with_affinity = list(self.pods_with_affinity)
         c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
-        c.by_namespace = {k: list(v) for k, v in self.by_namespace.items()}
+        c.by_namespace = dict(self.by_namespace)  # the lists shared until either side writes one
+        c.ns_owned = set()
+        self.ns_owned = set()
         c.generation = self.generation
         return c
+
+    def _own_ports(self) -> None:
+        """Copy-on-write: this node's own copy of the host-port sets it shares with a clone."""
+        self.used_ports = {k: set(v) for k, v in self.used_ports.items()}
+        self.ports_shared = False
 
     def add_pod(self, pod: Pod) -> None:
         self.generation += 1
         self.pods.append(pod)
-        self.by_namespace.setdefault(pod.namespace, []).append(pod)
+        ns = pod.namespace
+        owned = self.ns_owned
+        if owned is None or ns in owned:
+            self.by_namespace.setdefault(ns, []).append(pod)
+        else:  # a list shared with a clone: this node's own copy, with the pod
+            self.by_namespace[ns] = [*self.by_namespace.get(ns, ()), pod]
+            owned.add(ns)
         req = self.requested
         preq = pod.spec.requests
         for k, v in preq.items():
             req[k] = req.get(k, 0) + v
         self.nonzero_cpu += preq[CPU] if CPU in preq else DEFAULT_MILLI_CPU_REQUEST
         self.nonzero_mem += preq[MEMORY] if MEMORY in preq else DEFAULT_MEMORY_REQUEST
+        if pod.spec.host_ports and self.ports_shared:
+            self._own_ports()
         for hp in pod.spec.host_ports:
             self.used_ports.setdefault((hp.protocol, hp.port), set()).add(hp.host_ip)
         aff = pod.spec.affinity
@@ -128,9 +150,14 @@ class NodeInfo:
         else:
             return
         self.generation += 1
-        same_ns = self.by_namespace.get(pod.namespace, [])
+        ns = pod.namespace
+        same_ns = self.by_namespace.get(ns, [])
         for i, p in enumerate(same_ns):
             if p.name == pod.name:
+                owned = self.ns_owned
+                if owned is not None and ns not in owned:  # shared with a clone: copied first
+                    same_ns = self.by_namespace[ns] = list(same_ns)
+                    owned.add(ns)
                 del same_ns[i]
                 break
         req = self.requested
@@ -139,6 +166,8 @@ class NodeInfo:
             req[k] = req.get(k, 0) - v
         self.nonzero_cpu -= preq[CPU] if CPU in preq else DEFAULT_MILLI_CPU_REQUEST
         self.nonzero_mem -= preq[MEMORY] if MEMORY in preq else DEFAULT_MEMORY_REQUEST
+        if pod.spec.host_ports and self.ports_shared:
+            self._own_ports()
         for hp in pod.spec.host_ports:
             ips = self.used_ports.get((hp.protocol, hp.port))
             if ips is not None:

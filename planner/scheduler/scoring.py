@@ -89,8 +89,12 @@ def _node_infos(cluster: ClusterState, feasible: list[str]) -> list[NodeInfo]:
 
 def _weighted(name: str, scores: Any, weight: int) -> np.ndarray:
     a = np.asarray(scores, dtype=np.int64)
-    if a.size and (int(a.max()) > MAX_NODE_SCORE or int(a.min()) < MIN_NODE_SCORE):
-        bad = int(a.max()) if int(a.max()) > MAX_NODE_SCORE else int(a.min())
+    if not a.size:
+        return a
+    hi = int(a.max())
+    lo = int(a.min()) if hi <= MAX_NODE_SCORE else MIN_NODE_SCORE
+    if hi > MAX_NODE_SCORE or lo < MIN_NODE_SCORE:
+        bad = hi if hi > MAX_NODE_SCORE else lo
         raise ScoreError(
             f"plugin {name!r} returns an invalid score {bad}, it should in the range of "
             f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
