@@ -43,11 +43,12 @@ SHARE = 0.56  # of the items read here: the child also pickles what it converted
 def usable(size: int) -> bool:
     """Two processes for an input of ``size`` bytes: large enough, a second CPU, and that CPU idle
     now (idle_cpus: half a CPU or more left idle by every other process over a tenth of a
-    second).  A second process pays when it has a CPU of its own (5,000 nodes, load average
-    1.2-2.5 on 2 CPUs: 11.6-13.2 s against 15.1-18.6 s for one), and costs its pickling where it
-    shares one (load average 3 and more: 26-44 s against 18-23 s).  The CPUs are looked at now,
-    not through the 1-minute load average, which still counts a process that has just finished
-    (a command run right after another).  ``PLANNER_LOAD_PROCESSES``: 1 never, 2 whenever
+    second).  A second process pays when it gets a CPU of its own (5,000 nodes, load average
+    1.2-2.5 on 2 CPUs: 11.6-13.2 s against 15.1-18.6 s for one); on a busy machine it is about
+    even (load average 2.5-3: 15.9-28.6 s against 16.7-29.9 s end to end, forced either way in
+    the same rounds) and only adds its pickling to the machine's work.  The CPUs are looked at
+    now, not through the 1-minute load average, which still counts a process that has just
+    finished (a command run right after another).  ``PLANNER_LOAD_PROCESSES``: 1 never, 2 whenever
     large enough."""
     if size < MIN_BYTES or not hasattr(os, "fork"):
         return False
