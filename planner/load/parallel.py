@@ -18,8 +18,8 @@ conversion) as it was before any item of the file.  Then:
   its key order are those of a single process.
 
 The answer is the same either way (tests/load/test_parallel.py); only the time differs.  Used
-for files of ``MIN_BYTES`` (64 MiB) and more on machines with two CPUs or more that fork, when a
-CPU is idle (see usable); ``PLANNER_LOAD_PROCESSES=1`` never, ``=2`` always.
+for files of ``MIN_BYTES`` (64 MiB) and more on machines with two CPUs or more that fork, busy
+or not (see usable); ``PLANNER_LOAD_PROCESSES=1`` never, ``=2`` always.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import os
 import pickle
 import re
 import signal
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -41,15 +40,14 @@ SHARE = 0.56  # of the items read here: the child also pickles what it converted
 
 
 def usable(size: int) -> bool:
-    """Two processes for an input of ``size`` bytes: large enough, a second CPU, and that CPU idle
-    now (idle_cpus: half a CPU or more left idle by every other process over a tenth of a
-    second).  A second process pays when it gets a CPU of its own (5,000 nodes, load average
-    1.2-2.5 on 2 CPUs: 11.6-13.2 s against 15.1-18.6 s for one); on a busy machine it is about
-    even (load average 2.5-3: 15.9-28.6 s against 16.7-29.9 s end to end, forced either way in
-    the same rounds) and only adds its pickling to the machine's work.  The CPUs are looked at
-    now, not through the 1-minute load average, which still counts a process that has just
-    finished (a command run right after another).  ``PLANNER_LOAD_PROCESSES``: 1 never, 2 whenever
-    large enough."""
+    """Two processes for an input of ``size`` bytes: large enough, and a second CPU to run on,
+    busy or not.  Other jobs' processes get their fair share of the CPUs whatever planner does,
+    and two processes of planner's get more of them than one: measured at 5,000 nodes on 2 CPUs
+    shared with other jobs, two against one (forced, in the same rounds), the loads alone at load
+    average 1.2-2.5 11.6-13.2 s against 15.1-18.6 s, check end to end at 1.4-2.5 9.9-10.1 s
+    against 14.4-15.7 s and at 2.5-3 15.9-28.6 s against 16.7-29.9 s: never slower, for the
+    price of pickling its half (about a third more CPU time in all).  ``PLANNER_LOAD_PROCESSES``:
+    1 never, 2 whenever large enough (even on one CPU)."""
     if size < MIN_BYTES or not hasattr(os, "fork"):
         return False
     asked = os.environ.get("PLANNER_LOAD_PROCESSES", "").strip()
@@ -61,48 +59,7 @@ def usable(size: int) -> bool:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    if cpus < 2:
-        return False
-    idle = idle_cpus()
-    if idle is None:  # no /proc/stat: the 1-minute load average (this process included)
-        try:
-            return os.getloadavg()[0] < cpus - 0.5
-        except OSError:
-            return True
-    return idle >= 0.5
-
-
-def _cpu_times() -> tuple[int, int] | None:
-    """(idle, total) jiffies of every CPU since boot (Linux's /proc/stat), or None."""
-    try:
-        with open("/proc/stat", "rb") as f:
-            fields = f.readline().split()
-    except OSError:
-        return None
-    if len(fields) < 5 or fields[0] != b"cpu":
-        return None
-    try:
-        ticks = [int(x) for x in fields[1:]]
-    except ValueError:
-        return None
-    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle + iowait
-    return idle, sum(ticks[:8])  # guest time is already counted in user time
-
-
-def idle_cpus(window: float = 0.1) -> float | None:
-    """How many CPUs were idle, on average, over the next ``window`` seconds (this process is
-    asleep meanwhile, so its own CPU counts as idle unless another process takes it); None where
-    /proc/stat is not there to say."""
-    a = _cpu_times()
-    if a is None:
-        return None
-    time.sleep(window)
-    b = _cpu_times()
-    if b is None or b[1] <= a[1]:
-        return None
-    # the machine's CPUs (what /proc/stat's first line sums) that sat idle, less the one this
-    # process takes back
-    return (b[0] - a[0]) / (b[1] - a[1]) * (os.cpu_count() or 1) - 1
+    return cpus >= 2
 
 
 def _state(snap: Any) -> dict[str, Any]:
