@@ -15,10 +15,11 @@ def cpus() -> int:
 
 def second_process(env: str, large_enough: bool, *, forced_at_any_size: bool = False) -> bool:
     """A second (forked) process for work that is ``large_enough`` to pay for a fork: fork
-    available, a second CPU, and that CPU idle (the 1-minute load average, this process included,
-    below the CPUs less one half: on a busy machine a second process only competes with the first).
-    The variable ``env``: 1 never, 2 always (when large enough, or at any size if
-    ``forced_at_any_size``)."""
+    available and a second CPU to run on, busy or not.  Other jobs' processes get their fair share
+    of the CPUs whatever planner does, and two processes of planner's get more of them than one
+    (the loader's measurements: planner/load/parallel.py); a gate on the load average misfires, as
+    that average still counts processes that have just ended.  The variable ``env``: 1 never,
+    2 always (when large enough, or at any size if ``forced_at_any_size``), even on one CPU."""
     if not hasattr(os, "fork"):
         return False
     asked = os.environ.get(env, "").strip()
@@ -26,12 +27,4 @@ def second_process(env: str, large_enough: bool, *, forced_at_any_size: bool = F
         return False
     if asked == "2":
         return large_enough or forced_at_any_size
-    if not large_enough:
-        return False
-    n = cpus()
-    if n < 2:
-        return False
-    try:
-        return os.getloadavg()[0] < n - 0.5
-    except OSError:
-        return True
+    return large_enough and cpus() >= 2

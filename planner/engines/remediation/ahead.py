@@ -44,7 +44,7 @@ _HEADER = struct.Struct("<I")
 
 def usable(nodes: int) -> bool:
     """A second process for a search on a cluster of ``nodes`` nodes: large enough to pay for a
-    fork, fork available, a second CPU that is idle (planner.processes).  ``PLANNER_REMEDIATE_PROCESSES``: 1 never, 2 always."""
+    fork, fork available, a second CPU (planner.processes).  ``PLANNER_REMEDIATE_PROCESSES``: 1 never, 2 always."""
     return second_process(ENV, nodes >= MIN_NODES, forced_at_any_size=True)
 
 
