@@ -11,7 +11,9 @@ call; ``TrackedIndex`` is the one the replay keeps (planner.controllers.reconcil
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Any
 
 from planner.controllers.controller_utils import BASE_TIME, parse_time
 from planner.domain import OwnerRef, Pod, ReplicaSet
@@ -74,26 +76,8 @@ class Index:
         # add_pod and add_replicaset for every object, inlined (150,000 pods at 5,000 nodes; no
         # log is watched yet), the creation times parsed when ``latest`` is first read: a question
         # about one workload reads its own pods here and no clock
-        pods, stamps = self.pods, self._stamps
-        for p in snap.pods.values():
-            o = p.owner
-            if o is not None and o.controller:
-                k = (p.namespace, o.kind, o.name)
-                owned = pods.get(k)
-                if owned is None:
-                    owned = pods[k] = {}
-                owned[p.key] = None
-            stamps.append(p.creation_timestamp)
-        rss = self.replicasets
-        for rs in snap.replicasets.values():
-            o = rs.owner
-            if o is not None and o.controller:
-                k = (rs.namespace, o.kind, o.name)
-                owned = rss.get(k)
-                if owned is None:
-                    owned = rss[k] = {}
-                owned[rs.key] = None
-            stamps.append(rs.creation_timestamp)
+        _by_controller(self.pods, snap.pods.values(), self._stamps)
+        _by_controller(self.replicasets, snap.replicasets.values(), self._stamps)
 
     @property
     def latest(self) -> datetime:
@@ -388,3 +372,17 @@ class indexed:  # noqa: N801 - used as a function: ``with indexed(snap) as ix``
     def __exit__(self, *exc: object) -> None:
         if self.owner:
             self.snap.__dict__.pop(_INDEX_ATTR, None)
+
+
+def _by_controller(into: dict[OwnerKey, dict[str, None]], objs: Iterable[Any], stamps: list[str]) -> None:
+    """Index's add_pod / add_replicaset for every object of one kind, inlined (150,000 pods at
+    5,000 nodes): each object under its controller's key; its creation time kept unparsed."""
+    for x in objs:
+        o = x.owner
+        if o is not None and o.controller:
+            k = (x.namespace, o.kind, o.name)
+            owned = into.get(k)
+            if owned is None:
+                owned = into[k] = {}
+            owned[x.key] = None
+        stamps.append(x.creation_timestamp)

@@ -28,16 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _children() -> set[int]:
     """This process's live children (zombies included: not reaped is left over)."""
-    out = set()
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                stat = Path(f"/proc/{d}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
-                out.add(int(d))
-    return out
+    return _descendants(os.getpid())
 
 
 def _plain(out) -> dict:
