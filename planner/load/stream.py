@@ -61,7 +61,8 @@ _WS = re.compile(rb"[ \t\r\n]*")
 _ITEMS = re.compile(rb'"items"[ \t\r\n]*:[ \t\r\n]*\[')
 _SENTINEL = "planner/stream: the items of this List \x00"
 _SENTINEL_JSON = orjson.dumps(_SENTINEL)
-_LBRACE, _RBRACKET, _COMMA = ord("{"), ord("]"), ord(",")
+_LBRACE, _RBRACE, _RBRACKET, _COMMA = ord("{"), ord("}"), ord("]"), ord(",")
+_WS_BYTES = b" \t\r\n"
 _FIRST_KEY = re.compile(rb'\{[ \t\r\n]*("(?:[^"\\]|\\.)*")[ \t\r\n]*:')
 
 
@@ -172,7 +173,10 @@ class JsonList:
                 if fk is None:
                     raise NotStreamable("no first key in the first item")
                 key = re.escape(fk.group(1))
-                self._end = re.compile(rb"\}(?=[ \t\r\n]*(?:,[ \t\r\n]*\{[ \t\r\n]*" + key + rb"[ \t\r\n]*:|\]))")
+                # Only the ends followed by the next item: the "}" before the ``]`` that closes
+                # items is found by its offset (q_start), so that the "}]" of every list of
+                # objects inside an item (containers, conditions, ...) is not a candidate.
+                self._end = re.compile(rb"\}(?=[ \t\r\n]*,[ \t\r\n]*\{[ \t\r\n]*" + key + rb"[ \t\r\n]*:)")
                 self.compact = True
             else:
                 self._end = re.compile(re.escape(b"\n" + ws[nl + 1 :] + b"}"))
@@ -234,6 +238,18 @@ class JsonList:
                 return k
             i = 0
 
+    def _last_end(self, at: int) -> int:
+        """Compact JSON, when the buffer holds the ``]`` that closes items: the index in buf just
+        after the ``}`` that precedes it (only whitespace between), at or after ``at``; else 0."""
+        qi = self._q_start - self.off
+        if not at < qi <= self.n:
+            return 0
+        buf = self.buf
+        j = qi
+        while j > at and buf[j - 1] in _WS_BYTES:
+            j -= 1
+        return j if j > at and buf[j - 1] == _RBRACE else 0
+
     def split_point(self, fraction: float, window: int = 4 << 20) -> tuple[int, int] | None:
         """(E, S): a place where one item may end (E: the offset just after its ``}``) and the next
         begin (S: the offset of its ``{``), found about ``fraction`` of the way through the items
@@ -290,19 +306,17 @@ class JsonList:
         tries = 0
         while True:
             m = find(buf, at, self.n)
-            if m is None:
+            if m is not None:
+                e = m.end()
+            elif compact and (e := self._last_end(at)) > 0:
+                pass  # the last item: it ends at the "}" before the "]" that closes items
+            else:
                 if not self._fill(rel):
                     raise Broken("an item does not end")
                 buf = self.buf
                 at -= rel
                 rel = 0
                 continue
-            e = m.end()
-            if compact:
-                j = _WS.match(buf, e, self.n).end()  # type: ignore[union-attr]
-                if buf[j] == _RBRACKET and self.off + j != q_start:  # "}]" inside the item
-                    at = e
-                    continue
             with memoryview(buf) as mv:
                 text = join((b"[[", mv[rel:e], b"]]"))
             try:
