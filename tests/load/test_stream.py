@@ -392,6 +392,25 @@ def test_split_at_any_chunk_size(tmp_path, bench_objects, chunk):
         assert list(lst.items()) == orjson.loads(f.read_bytes())["items"]
 
 
+@pytest.mark.parametrize("chunk", [1, 7, 64, 4096])
+@pytest.mark.parametrize("before_q", ["", " \n\t "])
+def test_compact_last_item_at_any_chunk_size(tmp_path, bench_objects, chunk, before_q):
+    """Compact JSON: the last item ends at the "}" before the items' closing "]" (whitespace
+    between or not), even when it holds candidate ends of its own (two owner references: a
+    nested "},{\"apiVersion\":"), at any chunk boundary."""
+    objs = copy.deepcopy(bench_objects[:12])
+    owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "a", "uid": "u1"}
+    objs[-1]["metadata"]["ownerReferences"] = [owner, {**owner, "name": "b", "uid": "u2"}]
+    text = json.dumps({"apiVersion": "v1", "items": objs, "kind": "List"}, separators=(",", ":"))
+    assert text.count('},{"apiVersion":') == len(objs)  # the items' own separators and one nested
+    i = text.rindex("}]")
+    f = tmp_path / "c.json"
+    f.write_text(text[: i + 1] + before_q + text[i + 1 :])
+    with stream.JsonList.open(str(f), f.stat().st_size, chunk) as lst:
+        assert lst.compact
+        assert list(lst.items()) == orjson.loads(f.read_bytes())["items"]
+
+
 def test_a_wrong_split_is_never_used(tmp_path):
     f = tmp_path / "l.json"
     f.write_text('{\n    "items": [\n        {"a": "\\n        }"},\n        {"b": [\n        }\n    ],\n    "kind": "List"\n}\n')
