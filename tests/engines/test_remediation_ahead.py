@@ -221,6 +221,7 @@ def test_neither_side_waits_on_a_full_pipe() -> None:
     def agenda(w: ahead.Worker) -> None:
         # a long answer, and a long wait before it during which this process's keys pile up
         w.through(("verify", "slow"), lambda: (time.sleep(1.0), "x" * 200_000)[1])
+        w.mark("slow over")
 
     class Hung(Exception):  # not an OSError, which a write's error handling would swallow
         pass
