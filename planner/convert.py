@@ -329,7 +329,12 @@ class Converter:
     def template(self, v: Any) -> PodTemplate:
         d = _d(v)
         md = _d(d.get("metadata"))
-        return PodTemplate(labels=_labels(md.get("labels")), spec=self.pod_spec(_d(d.get("spec"))), annotations=_labels(md.get("annotations")))
+        return PodTemplate(
+            labels=_labels(md.get("labels")),
+            spec=self.pod_spec(_d(d.get("spec"))),
+            annotations=_labels(md.get("annotations")),
+            rest=template_rest(d),
+        )
 
     # ------------------------------------------------------------------ objects
 
@@ -513,6 +518,56 @@ def _pod_spec_key(spec: Mapping[str, Any]) -> bytes | None:
         return orjson.dumps(parts)
     except (TypeError, orjson.JSONEncodeError):
         return None
+
+
+def _pruned(v: Any) -> Any:
+    """``v`` without the empty values (null, {}, [], "") that an object the API server wrote and
+    one written by hand differ by while meaning the same (``securityContext: {}``, ``hostPath.type:
+    ""``, ``creationTimestamp: null``); false and 0 are kept (a pointer field set to false is not
+    one left out)."""
+    t = type(v)
+    if t is dict:
+        out = {}
+        for k, x in v.items():
+            tx = type(x)
+            if tx is dict or tx is list:
+                x = _pruned(x)
+                if not x:
+                    continue
+            elif x is None or (tx is str and not x):
+                continue
+            out[k] = x
+        return out
+    if t is list:
+        return [_pruned(x) if type(x) is dict or type(x) is list else x for x in v]
+    return v
+
+
+def template_rest(t: Mapping[str, Any]) -> str:
+    """PodTemplate.rest: a digest of the template (defaulted, its empty values left out) without
+    its labels, annotations and containers' images.
+
+    deployment_util.go EqualIgnoreHash deep-compares two templates without pod-template-hash;
+    planner's template holds what the scheduler reads, and this digest stands for the rest, so
+    that an environment, command or probe change is a new template as it is upstream (a
+    Deployment whose template changed only there gets a new ReplicaSet: a rollout).  The fields
+    left out are those the template's own fields hold exactly and the replay may change."""
+    import hashlib
+
+    md = {k: v for k, v in _d(t.get("metadata")).items() if k not in ("labels", "annotations")}
+    spec = dict(_d(t.get("spec")))
+    for key in ("containers", "initContainers"):
+        cs = spec.get(key)
+        if type(cs) is list:
+            spec[key] = [{k: v for k, v in c.items() if k != "image"} if type(c) is dict else c for c in cs]
+    doc = _pruned({**{k: v for k, v in t.items() if k not in ("metadata", "spec")}, "metadata": md, "spec": spec})
+    try:
+        b = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # an integer past 64 bits: the standard encoder
+        import json
+
+        b = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=repr).encode()
+    return hashlib.blake2b(b, digest_size=12).hexdigest()
 
 
 def controller_ref(md: Mapping[str, Any]) -> OwnerRef | None:

@@ -270,6 +270,12 @@ class PodTemplate:
     labels: Mapping[str, str]
     spec: PodSpec
     annotations: Mapping[str, str] = field(default_factory=dict)
+    # The rest of the template as read: a digest of all of it but its labels, its annotations and
+    # its containers' images, which the fields above hold and a replay may change
+    # (planner.convert.template_rest).  Upstream's EqualIgnoreHash compares whole templates, so
+    # two templates that differ only in an environment variable, a command or a probe are two
+    # templates, each its own ReplicaSet.  "" for a template not read from an object.
+    rest: str = ""
 
 
 # --------------------------------------------------------------------------- objects

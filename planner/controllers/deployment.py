@@ -137,7 +137,8 @@ _TEMPLATE_FIELDS = tuple(f.name for f in fields(PodTemplate) if f.compare)
 
 
 def equal_ignore_hash(t1: PodTemplate, t2: PodTemplate) -> bool:
-    """deployment_util.go EqualIgnoreHash: equal templates once pod-template-hash is removed.
+    """deployment_util.go EqualIgnoreHash: equal templates once pod-template-hash is removed (the
+    whole template: what the scheduler reads, and PodTemplate.rest for the rest of it).
 
     ``_strip_hash(t1) == _strip_hash(t2)``, field by field without building the copies, and
     remembered per pair of template objects (a sync compares the same ones several times; the
@@ -161,7 +162,9 @@ _EQUAL_MAX = 1 << 16
 def _equal_ignore_hash(t1: PodTemplate, t2: PodTemplate) -> bool:
     if type(t1) is not PodTemplate or type(t2) is not PodTemplate:
         return _strip_hash(t1) == _strip_hash(t2)
-    if _TEMPLATE_FIELDS == ("labels", "spec", "annotations"):  # the fields, spelt out: cheaper
+    if _TEMPLATE_FIELDS == ("labels", "spec", "annotations", "rest"):  # the fields, spelt out: cheaper
+        if t1.rest != t2.rest:
+            return False
         s1, s2 = t1.spec, t2.spec
         if s1 is not s2 and not s1 == s2:
             return False

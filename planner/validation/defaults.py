@@ -271,6 +271,74 @@ def default_pvc(obj: dict) -> None:  # type: ignore[type-arg]
 # --------------------------------------------------------------------------- apps/v1
 
 
+def _default_http_get(h: Any) -> None:
+    """SetDefaults_HTTPGetAction: path "/", scheme HTTP."""
+    if type(h) is dict:
+        if not h.get("path"):
+            h["path"] = "/"
+        if not h.get("scheme"):
+            h["scheme"] = "HTTP"
+
+
+def _default_field_ref(ref: Any) -> None:
+    """SetDefaults_ObjectFieldSelector: apiVersion v1."""
+    if type(ref) is dict and not ref.get("apiVersion"):
+        ref["apiVersion"] = "v1"
+
+
+def _default_template_rest(spec: dict) -> None:  # type: ignore[type-arg]
+    """The defaults of zz_generated.defaults.go for what a template holds beyond what the scheduler
+    reads: SetDefaults_Probe (timeoutSeconds 1, periodSeconds 10, successThreshold 1,
+    failureThreshold 3) and SetDefaults_HTTPGetAction for probes and lifecycle hooks,
+    SetDefaults_ObjectFieldSelector for the environment's and downward API's field references,
+    the 0644 defaultMode of Secret, ConfigMap, DownwardAPI and projected volumes
+    (SetDefaults_SecretVolumeSource and the like) and a service account token's expirationSeconds
+    3600 (SetDefaults_ServiceAccountTokenProjection).  Only templates get them: they make a
+    template as written the one the API server stores, which matters where two templates are
+    compared whole (PodTemplate.rest); nothing planner reads of a pod depends on them."""
+    for key in ("initContainers", "containers"):
+        for c in _list(spec, key):
+            if type(c) is not dict:
+                continue
+            for probe_key in ("livenessProbe", "readinessProbe", "startupProbe"):
+                probe = c.get(probe_key)
+                if type(probe) is not dict:
+                    continue
+                for f, default in (("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1), ("failureThreshold", 3)):
+                    if not probe.get(f):
+                        probe[f] = default
+                _default_http_get(probe.get("httpGet"))
+            life = c.get("lifecycle")
+            if type(life) is dict:
+                for hook in ("postStart", "preStop"):
+                    h = life.get(hook)
+                    if type(h) is dict:
+                        _default_http_get(h.get("httpGet"))
+            for e in _list(c, "env"):
+                vf = e.get("valueFrom") if type(e) is dict else None
+                if type(vf) is dict:
+                    _default_field_ref(vf.get("fieldRef"))
+    for v in _list(spec, "volumes"):
+        if type(v) is not dict:
+            continue
+        for source in ("secret", "configMap", "downwardAPI", "projected"):
+            src = v.get(source)
+            if type(src) is dict and src.get("defaultMode") is None:
+                src["defaultMode"] = 0o644
+        for item in _list(_dict(v, "downwardAPI") or {}, "items"):
+            if type(item) is dict:
+                _default_field_ref(item.get("fieldRef"))
+        for proj in _list(_dict(v, "projected") or {}, "sources"):
+            if type(proj) is not dict:
+                continue
+            token = proj.get("serviceAccountToken")
+            if type(token) is dict and token.get("expirationSeconds") is None:
+                token["expirationSeconds"] = 3600
+            for item in _list(_dict(proj, "downwardAPI") or {}, "items"):
+                if type(item) is dict:
+                    _default_field_ref(item.get("fieldRef"))
+
+
 def _default_template(spec: dict) -> None:  # type: ignore[type-arg]
     tmpl = _dict(spec, "template")
     if tmpl is None:
@@ -278,6 +346,7 @@ def _default_template(spec: dict) -> None:  # type: ignore[type-arg]
     pod_spec = _ensure_dict(tmpl, "spec")
     if pod_spec is not None:
         default_pod_spec(pod_spec)
+        _default_template_rest(pod_spec)
 
 
 def default_deployment(obj: dict) -> None:  # type: ignore[type-arg]
