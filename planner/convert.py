@@ -290,13 +290,19 @@ class Converter:
     def _pod_spec(self, spec: Mapping[str, Any], pod_name: str, with_volumes: bool = True) -> PodSpec:
         ports: list[HostPort] = []
         images: list[str] = []
-        for c in _l(spec.get("containers")) + _l(spec.get("initContainers")):
+        host_network = spec.get("hostNetwork") is True
+        containers = _l(spec.get("containers"))
+        for i, c in enumerate(containers + _l(spec.get("initContainers"))):
             c = _d(c)
             if "image" in c:
                 images.append(str(c["image"]))
+            if i >= len(containers) and c.get("restartPolicy") != "Always":
+                continue  # NodePorts' getContainerPorts: containers and sidecars only
             for p in _l(c.get("ports")):
                 p = _d(p)
                 hp = p.get("hostPort")
+                if host_network and not hp:
+                    hp = p.get("containerPort")  # SetDefaults_Pod: a pod made from a hostNetwork template
                 if isinstance(hp, int) and hp > 0:
                     ports.append(HostPort(hp, str(p.get("protocol") or "TCP"), str(p.get("hostIP") or "0.0.0.0")))
         # only what effective_requests reads, so that pods of one template share the memo entry
@@ -503,6 +509,7 @@ def _pod_spec_key(spec: Mapping[str, Any]) -> bytes | None:
         spec.get("overhead"),
         spec.get("resources"),
         spec.get("schedulerName"),
+        spec.get("hostNetwork"),
         spec.get("priority"),
         spec.get("priorityClassName"),
         spec.get("preemptionPolicy"),
@@ -605,7 +612,8 @@ def effective_requests(spec: Mapping[str, Any]) -> dict[str, int]:
     Sum of containers; restartable init containers (sidecars, restartPolicy Always) add to the
     sum and to every later init container's peak; the result is the max of that sum and the
     largest init container peak; pod-level spec.resources.requests (PodLevelResources) replace
-    the container aggregate for the resources they set; spec.overhead is added last.
+    the container aggregate for the resources they set, pod-level limits defaulting them as the
+    API server does (defaultPodRequests); spec.overhead is added last.
     """
     reqs: dict[str, int] = {}
     for c in _l(spec.get("containers")):
@@ -624,10 +632,18 @@ def effective_requests(spec: Mapping[str, Any]) -> dict[str, int]:
             _add(peak, restartable)
         _max(init_peak, peak)
     _max(reqs, init_peak)
-    pod_level = _d(_d(spec.get("resources")).get("requests"))
-    if pod_level:
-        for k, v in resource_list(pod_level).items():
-            reqs[k] = v
+    pod_resources = _d(spec.get("resources"))
+    pod_level = resource_list(_d(pod_resources.get("requests")))
+    pod_limits = resource_list(_d(pod_resources.get("limits")))
+    if pod_limits:
+        # core/v1 defaults.go defaultPodRequests (SetDefaults_Pod, PodLevelResources on by
+        # default since v1.34): with pod-level limits, a supported resource without a pod-level
+        # request takes the containers' aggregate request, else the pod-level limit
+        for k, v in [*reqs.items(), *pod_limits.items()]:
+            if k not in pod_level and (k in ("cpu", "memory") or k.startswith("hugepages-")):
+                pod_level[k] = v
+    for k, v in pod_level.items():
+        reqs[k] = v
     _add(reqs, resource_list(spec.get("overhead")))
     return reqs
 

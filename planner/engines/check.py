@@ -666,6 +666,7 @@ def _capacity_message(p: Problem, zone: str) -> dict:
         where = f"the {n_nodes} nodes without a zone label"
     parts: dict[str, list[str]] = {}  # what the room is -> the groups' first pods it is said of
     objects: list[str] = []
+    binding: set[str] = set()  # what binds the rooms named
     for grp in p.groups:
         skipped: dict[int, list[str]] = {}  # class -> the static filters that keep grp off it
         for e in grp.exclusions:
@@ -674,6 +675,7 @@ def _capacity_message(p: Problem, zone: str) -> dict:
         usable = [c for c in cls if c.index not in skipped]
         rooms = sorted(((c, *_room_preempting(grp, c)) for c in usable), key=lambda t: (-t[1], t[0].nodes[0]))
         entries = [f"{c.label} {k}" + (" each" if c.size > 1 else "") + (f" ({why})" if why else "") for c, k, why in rooms[:MAX_ROOM_ENTRIES]]
+        binding.update(why for _, _, why in rooms[:MAX_ROOM_ENTRIES])
         rest = rooms[MAX_ROOM_ENTRIES:]
         if rest:
             entries.append(f"and {sum(c.size for c, _, _ in rest)} more node(s) with room for {sum(c.size * k for c, k, _ in rest)}")
@@ -687,7 +689,9 @@ def _capacity_message(p: Problem, zone: str) -> dict:
         objects.extend(f"Node {n}" for c in usable for n in c.nodes if f"Node {n}" not in objects)
     said = [text.replace("{pods}", _names(pods) if len(pods) <= 4 else f"{pods[0].split('/', 1)[-1]} (and {len(pods) - 1} more)") for text, pods in parts.items()]
     verb = "have" if (not zone and 1 < n_nodes <= 3) else "has"
-    return {"constraint": "NodeResourcesFit", "objects": objects[:20], "message": f"{where} {verb} room for only " + "; ".join(said)}
+    # host ports alone bind: NodePorts' guard (one pod per node), else NodeResourcesFit's
+    plugin = "NodePorts" if binding == {"host ports"} else "NodeResourcesFit"
+    return {"constraint": plugin, "objects": objects[:20], "message": f"{where} {verb} room for only " + "; ".join(said)}
 
 
 def _volume_limit_message(p: Problem, vl: VolumeLimit) -> dict:
