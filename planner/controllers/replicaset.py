@@ -82,9 +82,10 @@ def pod_from_template(rs: ReplicaSet, name: str, created: str) -> Pod:
 
 def related_pods(snap: Snapshot, rs: ReplicaSet) -> list[Pod]:
     """replica_set.go getIndirectlyRelatedPods: the pods of every ReplicaSet that has the same
-    controller as ``rs`` (the Deployment's ReplicaSets), or of ``rs`` alone."""
+    controller as ``rs`` (the Deployment's ReplicaSets); none for a ReplicaSet without a controller
+    (getReplicaSetsWithSameController returns nil there, so every pod's rank is 0)."""
     if rs.owner is None or not rs.owner.controller:
-        return pods_of_replicaset(snap, rs)
+        return []
     out: list[Pod] = []
     siblings = index_of(snap).owned_replicasets(snap, rs.namespace, rs.owner.kind, rs.owner.name)
     for other in sorted(siblings, key=lambda r: r.name):

@@ -86,3 +86,19 @@ def test_replicaset_scale_down_prefers_pending_pods() -> None:
     snap = snapshot(d, rs, rs_pods(rs, 2, 1))
     deleted = [a.key for a in reconcile_replicaset(snap, rs.key) if isinstance(a, DeletePod)]
     assert len(deleted) == 2 and f"default/{rs.name}-2" in deleted
+
+
+def test_a_replicaset_without_a_controller_ranks_no_pod_by_its_node() -> None:
+    """replica_set.go getReplicaSetsWithSameController returns nil for a ReplicaSet without a
+    controller, so getIndirectlyRelatedPods finds no related pods and every pod's rank is 0: the
+    newest pod goes (rs-c), not one of the two sharing n-0.  Was: its own pods ranked by node."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from planner.load import load_snapshot
+
+    snap = load_snapshot([str(Path(__file__).resolve().parents[1] / "data" / "controllerless-replicaset.yaml")])
+    rs = snap.replicasets["default/rs"]
+    snap.replicasets["default/rs"] = replace(rs, replicas=2)
+    actions = reconcile_replicaset(snap, "default/rs")
+    assert [a.key for a in actions if isinstance(a, DeletePod)] == ["default/rs-c"]
