@@ -45,12 +45,12 @@ from planner.controllers.actions import (
     DeletePod,
     ScaleReplicaSet,
 )
-from planner.controllers.daemon import daemon_pods_for_node, is_host_network
+from planner.controllers.daemon import TAINT_NODE_UNSCHEDULABLE, daemon_pods_for_node, is_host_network
 from planner.controllers.deployment import rollout_complete
 from planner.controllers.disruption import can_evict, preemption_pdbs
 from planner.controllers.nodegroups import is_good_template_candidate, node_groups
 from planner.controllers.statefulset import statefulset_complete
-from planner.domain import Pod, StatefulSet, is_daemonset_pod, is_mirror_pod
+from planner.domain import Pod, StatefulSet, Taint, is_daemonset_pod, is_mirror_pod
 from planner.engines.workloads import (
     BOUND_SLACK,
     WorkloadRef,
@@ -496,7 +496,13 @@ class Simulator:
             node = snap.nodes.get(name)
             if node is None:
                 raise InputError(f"--drain {name}: no such node")
-            snap.nodes[name] = replace(node, unschedulable=True)
+            # kubectl drain cordons the node; the node lifecycle controller then taints it
+            # node.kubernetes.io/unschedulable:NoSchedule (taintNodeByCondition), which
+            # PodTopologySpread's nodeTaintsPolicy: Honor sees
+            taints = node.taints
+            if not any(t.key == TAINT_NODE_UNSCHEDULABLE and t.effect == "NoSchedule" for t in taints):
+                taints = (*taints, Taint(TAINT_NODE_UNSCHEDULABLE, "", "NoSchedule"))
+            snap.nodes[name] = replace(node, unschedulable=True, taints=taints)
             self.cluster.set_node(name, snap.nodes[name])
             ni = self.cluster.by_name[name]
             if self.fast is not None:

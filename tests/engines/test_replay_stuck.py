@@ -65,3 +65,18 @@ def test_a_pod_the_transition_leaves_pending_still_counts(tmp_path):
     assert data["completed"] is False
     assert data["stuck"] and all(s["pod"].startswith("default/web-") for s in data["stuck"])
     assert [p["pod"] for p in data["pending_elsewhere"]] == ["batch/gpu-job"]
+
+
+def test_a_drained_node_is_tainted_as_the_node_lifecycle_controller_does():
+    """kubectl drain cordons; the node lifecycle controller then taints the node
+    node.kubernetes.io/unschedulable:NoSchedule, so a hostname spread with nodeTaintsPolicy: Honor
+    stops counting it and the evicted pod lands on another node.  Was: cordoned without the taint,
+    the drained node counted as a domain with no pod and the pod stayed Pending."""
+    from pathlib import Path
+
+    f = Path(__file__).resolve().parents[1] / "data" / "drain-spread-honor-taints.yaml"
+    r = run_cli(["simulate", str(f), "-w", "deployment/web", "--drain", "g-za-0", "-o", "json"])
+    assert r.code == 0, r.out + r.err
+    data = json.loads(r.out)
+    assert data["completed"] is True and data["stuck"] == []
+    assert {p["node"] for p in data["steps"][-1]["pods"].values()} == {"g-za-1", "g-za-2"}
