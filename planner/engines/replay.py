@@ -443,8 +443,18 @@ class Simulator:
         if step.kind == "scale":
             ref = a["ref"]
             obj = find_workload(snap, ref)
+            n = int(a["replicas"])
+            hpa = snap.hpa_for(ref.kind, obj.namespace, obj.name) if a.get("hpa") else None
+            if hpa is not None and not hpa.min_replicas <= n <= hpa.max_replicas:
+                # horizontal.go normalizeDesiredReplicas: the HPA never scales past its bounds
+                clamped = min(max(n, hpa.min_replicas), hpa.max_replicas)
+                self.notes.append(
+                    f"step {self.step_index}: {n:,} replicas asked of {ref}; its HorizontalPodAutoscaler {hpa.key} keeps it within "
+                    f"minReplicas {hpa.min_replicas} and maxReplicas {hpa.max_replicas}: scaled to {clamped:,}"
+                )
+                n = clamped
             table: dict[str, Any] = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
-            table[ref.key] = replace(obj, replicas=self._capped(ref, int(a["replicas"]), source=a.get("source")))
+            table[ref.key] = replace(obj, replicas=self._capped(ref, n, source=a.get("source")))
             return
         if step.kind == "rollout":
             ref = a["ref"]
@@ -905,7 +915,7 @@ def _parse_step(s: dict, snap: Snapshot, namespace: str | None, path: str) -> li
         if not isinstance(counts, list):
             raise InputError(f"{path}.replicas: Invalid value: must be a list of counts")
         return [Step("scale", {"ref": _ref(s["hpa"], namespace), "workload": s["hpa"], "replicas": _count(n, f"{path}.replicas[{j}]"),
-                               "source": f"{path}.replicas[{j}]"}) for j, n in enumerate(counts)]
+                               "source": f"{path}.replicas[{j}]", "hpa": True}) for j, n in enumerate(counts)]
     if "rollout" in s:
         return [Step("rollout", {"ref": _ref(s["rollout"], namespace), "workload": s["rollout"], "image": s.get("image")})]
     if "evict" in s:

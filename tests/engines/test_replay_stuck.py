@@ -80,3 +80,48 @@ def test_a_drained_node_is_tainted_as_the_node_lifecycle_controller_does():
     data = json.loads(r.out)
     assert data["completed"] is True and data["stuck"] == []
     assert {p["node"] for p in data["steps"][-1]["pods"].values()} == {"g-za-1", "g-za-2"}
+
+
+HPA_SCENARIO = """\
+apiVersion: planner.dev/v1alpha1
+kind: Scenario
+metadata: {name: hpa-bounds}
+nodePools:
+- {name: pool, count: 3, capacity: {cpu: "8", memory: 16Gi, pods: "110"}}
+objects:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    replicas: 3
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: c, image: "nginx:1.27", resources: {requests: {cpu: 100m}}}]
+- apiVersion: autoscaling/v2
+  kind: HorizontalPodAutoscaler
+  metadata: {name: web}
+  spec:
+    scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    minReplicas: 2
+    maxReplicas: 4
+pods:
+- {workload: deployment/web, count: 3}
+steps:
+- {hpa: deployment/web, replicas: [6, 0]}
+"""
+
+
+def test_an_hpa_step_stays_within_the_hpas_bounds(tmp_path):
+    """horizontal.go normalizeDesiredReplicas: counts past minReplicas..maxReplicas are clamped
+    (was: the replay scaled to 6, then to 0)."""
+    f = tmp_path / "s.yaml"
+    f.write_text(HPA_SCENARIO)
+    r = run_cli(["simulate", str(f), "-w", "deployment/web", "-o", "json"])
+    assert r.code == 0, r.out + r.err
+    data = json.loads(r.out)
+    running = [sum(1 for p in s["pods"].values() if p["phase"] == "Running") for s in data["steps"]]
+    assert running == [3, 4, 2]
+    assert any("maxReplicas 4: scaled to 4" in n for n in data["notes"])
+    assert any("minReplicas 2 and maxReplicas 4: scaled to 2" in n for n in data["notes"])
