@@ -443,18 +443,18 @@ class Simulator:
         if step.kind == "scale":
             ref = a["ref"]
             obj = find_workload(snap, ref)
-            n = int(a["replicas"])
+            count = int(a["replicas"])
             hpa = snap.hpa_for(ref.kind, obj.namespace, obj.name) if a.get("hpa") else None
-            if hpa is not None and not hpa.min_replicas <= n <= hpa.max_replicas:
+            if hpa is not None and not hpa.min_replicas <= count <= hpa.max_replicas:
                 # horizontal.go normalizeDesiredReplicas: the HPA never scales past its bounds
-                clamped = min(max(n, hpa.min_replicas), hpa.max_replicas)
+                clamped = min(max(count, hpa.min_replicas), hpa.max_replicas)
                 self.notes.append(
-                    f"step {self.step_index}: {n:,} replicas asked of {ref}; its HorizontalPodAutoscaler {hpa.key} keeps it within "
+                    f"step {self.step_index}: {count:,} replicas asked of {ref}; its HorizontalPodAutoscaler {hpa.key} keeps it within "
                     f"minReplicas {hpa.min_replicas} and maxReplicas {hpa.max_replicas}: scaled to {clamped:,}"
                 )
-                n = clamped
+                count = clamped
             table: dict[str, Any] = snap.deployments if ref.kind == "Deployment" else snap.statefulsets
-            table[ref.key] = replace(obj, replicas=self._capped(ref, n, source=a.get("source")))
+            table[ref.key] = replace(obj, replicas=self._capped(ref, count, source=a.get("source")))
             return
         if step.kind == "rollout":
             ref = a["ref"]
