@@ -361,6 +361,7 @@ class Converter:
             nominated_node_name=str(st.get("nominatedNodeName") or ""),
             start_time=str(st.get("startTime") or ""),
             **_ready_condition(spec, st),
+            **_restarts(spec, st),
         )
 
     def deployment(self, o: dict) -> Deployment:
@@ -482,6 +483,31 @@ def _ready_condition(spec: Mapping[str, Any], st: Mapping[str, Any]) -> dict[str
         if isinstance(c, dict) and c.get("type") == "Ready":
             return {"ready": c.get("status") == "True", "ready_since": str(c.get("lastTransitionTime") or "")}
     return {"ready": False}
+
+
+def _restarts(spec: Mapping[str, Any], st: Mapping[str, Any]) -> dict[str, Any]:
+    """controller_utils.go maxContainerRestarts: the most restarts of a regular container and of a
+    sidecar (an init container of restartPolicy Always), as Pod.restarts and Pod.sidecar_restarts
+    ({} when none restarted)."""
+    out: dict[str, Any] = {}
+    n = 0
+    for c in _l(st.get("containerStatuses")):
+        r = _d(c).get("restartCount")
+        if type(r) is int and r > n:
+            n = r
+    if n > 0:
+        out["restarts"] = n
+    init_statuses = _l(st.get("initContainerStatuses"))
+    if init_statuses:
+        sidecars = {_d(c).get("name") for c in _l(spec.get("initContainers")) if _d(c).get("restartPolicy") == "Always"}
+        n = 0
+        for c in init_statuses:
+            r = _d(c).get("restartCount")
+            if _d(c).get("name") in sidecars and type(r) is int and r > n:
+                n = r
+        if n > 0:
+            out["sidecar_restarts"] = n
+    return out
 
 
 def _volumes(spec: Mapping[str, Any], pod_name: str) -> tuple[PodVolume, ...]:

@@ -323,6 +323,10 @@ class Pod:
     ready: bool | None = None
     ready_since: str = ""  # that condition's lastTransitionTime (RFC 3339), "" when unknown
     start_time: str = ""  # status.startTime (RFC 3339), "" when not started (preemption's tie-break)
+    # the most restarts of a container (status.containerStatuses) and of a sidecar
+    # (status.initContainerStatuses of restartPolicy Always init containers): the scale-down order
+    restarts: int = 0
+    sidecar_restarts: int = 0
 
     @property
     def key(self) -> str:

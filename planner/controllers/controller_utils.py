@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 
 from planner.domain import OwnerRef, Pod
@@ -213,18 +213,47 @@ def deletion_less(a: Pod, ra: int, b: Pod, rb: int, now: datetime) -> bool | Non
     # 5. Doubled up < not doubled up
     if ra != rb:
         return ra > rb
-    # 6. Been ready for empty time < less time < more time: no Ready condition times here.
-    # 7. Higher restart counts < lower restart counts: no container statuses here.
+    # 6. Been ready for empty time < less time < more time (both ready: the latest ready goes
+    #    first), on LogarithmicScaleDown's log2 scale, equal ranks ordered by uid.
+    if is_pod_ready(a) and is_pod_ready(b):
+        ra_t, rb_t = ready_time(a), ready_time(b)
+        if ra_t != rb_t:
+            return _log_less(ra_t, rb_t, a, b, now)
+    # 7. Higher restart counts < lower restart counts (compareMaxContainerRestarts: regular
+    #    containers, then sidecars)
+    if a.restarts != b.restarts:
+        return a.restarts > b.restarts
+    if a.sidecar_restarts != b.sidecar_restarts:
+        return a.sidecar_restarts > b.sidecar_restarts
     # 8. Empty creation time < newer < older, on LogarithmicScaleDown's log2 scale (on by default),
     #    equal ranks ordered by uid.
     ta, tb = parse_time(a.creation_timestamp), parse_time(b.creation_timestamp)
     if ta != tb:
-        if ta is None or tb is None:
-            return _after_or_zero(ta, tb)
-        diff = _log_rank(ta, now) - _log_rank(tb, now)
-        if diff == 0:
-            if a.uid != b.uid:
-                return a.uid < b.uid
-            return None
-        return diff < 0
+        return _log_less(ta, tb, a, b, now)
     return None
+
+
+def _log_less(ta: datetime | None, tb: datetime | None, a: Pod, b: Pod, now: datetime) -> bool | None:
+    """Rules 6 and 8 for two different times: afterOrZero when either is zero, else the log2
+    ranks (logarithmicRankDiff) with the uid as the tie-break."""
+    if ta is None or tb is None:
+        return _after_or_zero(ta, tb)
+    diff = _log_rank(ta, now) - _log_rank(tb, now)
+    if diff == 0:
+        if a.uid != b.uid:
+            return a.uid < b.uid
+        return None
+    return diff < 0
+
+
+def ranking_now(now: datetime, pods: Iterable[Pod]) -> datetime:
+    """The "now" the ranking measures ages from: the simulated clock, or one second past the
+    latest Ready time of ``pods`` when that is later (a snapshot does not say when it was taken;
+    the ranking's now is after every time it compares, as the controller's is)."""
+    latest = now
+    for p in pods:
+        if p.ready_since:
+            t = ready_time(p)
+            if t is not None and t >= latest:
+                latest = t + timedelta(seconds=1)
+    return latest

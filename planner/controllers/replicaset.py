@@ -28,6 +28,7 @@ from planner.controllers.controller_utils import (
     is_pod_available,
     is_pod_ready,
     object_uid,
+    ranking_now,
 )
 from planner.controllers.informers import Clock, TrackedIndex, index_of, indexed
 from planner.domain import OwnerRef, Pod, ReplicaSet
@@ -98,6 +99,7 @@ def ranked_for_deletion(filtered: list[Pod], related: list[Pod], now: datetime) 
     """replica_set.go getPodsToDelete's order: ``filtered`` sorted by ActivePodsWithRanks
     (controller_utils.go), each pod's rank being the number of active related pods on its node
     (getPodsRankedByRelatedPodsOnSameNode); the first pods go first."""
+    now = ranking_now(now, filtered)
     on_node: dict[str, int] = {}
     for p in related:
         if is_pod_active(p):

@@ -102,3 +102,48 @@ def test_a_replicaset_without_a_controller_ranks_no_pod_by_its_node() -> None:
     snap.replicasets["default/rs"] = replace(rs, replicas=2)
     actions = reconcile_replicaset(snap, "default/rs")
     assert [a.key for a in actions if isinstance(a, DeletePod)] == ["default/rs-c"]
+
+
+def _ready_pod(name: str, created: str, ready_since: str, restarts: int = 0, sidecar_restarts: int = 0, uid: str = "") -> Pod:
+    return Pod(
+        "default", name, {"app": "web"}, PodSpec(node_name="n-0" if name < "m" else "n-1"), phase="Running",
+        uid=uid or name, creation_timestamp=created, ready=True, ready_since=ready_since,
+        restarts=restarts, sidecar_restarts=sidecar_restarts,
+    )
+
+
+NOW = BASE_TIME
+
+
+def test_the_pod_ready_most_recently_goes_first() -> None:
+    """ActivePodsWithRanks rule 6 (before restarts and creation time): both ready, the latest
+    Ready goes first, on the log2 scale of LogarithmicScaleDown.  Was: no rule 6, so the newer
+    pod went (rule 8) though the older one had only just become Ready again."""
+    old_ready_again = _ready_pod("a", "2024-01-01T00:00:00Z", "2024-03-30T00:00:00Z")
+    newer_ready_long = _ready_pod("b", "2024-01-10T00:00:00Z", "2024-01-20T00:00:00Z")
+    first = pods_to_delete([newer_ready_long, old_ready_again], [], 1, NOW)
+    assert [p.name for p in first] == ["a"]
+
+
+def test_more_restarts_go_first_then_sidecar_restarts() -> None:
+    """ActivePodsWithRanks rule 7 (compareMaxContainerRestarts), after equal Ready times."""
+    a = _ready_pod("a", "2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z", restarts=1)
+    b = _ready_pod("b", "2024-01-10T00:00:00Z", "2024-01-02T00:00:00Z", restarts=5)
+    assert [p.name for p in pods_to_delete([a, b], [], 1, NOW)] == ["b"]
+    c = _ready_pod("c", "2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z", restarts=1, sidecar_restarts=3)
+    assert [p.name for p in pods_to_delete([a, c], [], 1, NOW)] == ["c"]
+
+
+def test_restart_counts_are_read_from_the_container_statuses(tmp_path) -> None:
+    from planner.convert import Converter
+
+    pod = {
+        "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"nodeName": "n-0", "containers": [{"name": "c", "image": "x"}],
+                 "initContainers": [{"name": "side", "image": "y", "restartPolicy": "Always"}, {"name": "init", "image": "z"}]},
+        "status": {"phase": "Running",
+                   "containerStatuses": [{"name": "c", "restartCount": 4}],
+                   "initContainerStatuses": [{"name": "side", "restartCount": 2}, {"name": "init", "restartCount": 9}]},
+    }
+    p = Converter().pod(pod)
+    assert (p.restarts, p.sidecar_restarts) == (4, 2)  # an ordinary init container's restarts do not count
