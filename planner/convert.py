@@ -285,6 +285,7 @@ class Converter:
             priority_class_name=base.priority_class_name,
             preemption_policy=base.preemption_policy,
             priority_set=base.priority_set,
+            scheduling_gates=base.scheduling_gates,
         )
 
     def _pod_spec(self, spec: Mapping[str, Any], pod_name: str, with_volumes: bool = True) -> PodSpec:
@@ -330,6 +331,7 @@ class Converter:
             priority_class_name=str(spec.get("priorityClassName") or ""),
             preemption_policy=str(spec.get("preemptionPolicy") or ""),
             priority_set=isinstance(prio, int) and not isinstance(prio, bool),
+            scheduling_gates=tuple(str(_d(g).get("name", "")) for g in _l(spec.get("schedulingGates"))),
         )
 
     def template(self, v: Any) -> PodTemplate:
@@ -536,6 +538,7 @@ def _pod_spec_key(spec: Mapping[str, Any]) -> bytes | None:
         spec.get("resources"),
         spec.get("schedulerName"),
         spec.get("hostNetwork"),
+        spec.get("schedulingGates"),
         spec.get("priority"),
         spec.get("priorityClassName"),
         spec.get("preemptionPolicy"),

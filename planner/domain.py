@@ -255,6 +255,9 @@ class PodSpec:
     priority_class_name: str = ""
     preemption_policy: str = ""
     priority_set: bool = False
+    # spec.schedulingGates' names: kube-scheduler leaves the pod out of its queue while any is
+    # left (planner.scheduler.plugins.schedulinggates)
+    scheduling_gates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -246,7 +246,7 @@ def _score_table(r: dict) -> list[str]:
 
 def render_table(r: dict) -> str:
     out: list[str] = []
-    verdict = good("schedulable") if r["schedulable"] else bad("UNSCHEDULABLE")
+    verdict = good("schedulable") if r["schedulable"] else bad("WAITING FOR SCHEDULING GATES" if r.get("gated") else "UNSCHEDULABLE")
     out.append(f"Pod {r['pod']}: {verdict}")
     out.append(f"  {r['summary']}")
     for p in r["prefilter"]:

@@ -122,6 +122,13 @@ def check_plans(
     defaulted by it: _plans)."""
     enabled = _enabled(profile)
     notes = [n for p in plans for n in p.notes]
+    for p in plans:
+        gates = sorted({g for pod in p.new for g in pod.spec.scheduling_gates})
+        if gates:
+            notes.append(
+                f"the new pods of {p.ref} carry scheduling gates ({', '.join(gates)}): kube-scheduler places none of them until the "
+                "controller that set the gates removes them; the answer is for once they are"
+            )
     if not any(p.new for p in plans):
         return CheckOutcome(True, {}, [], plans, None, {"pods_to_place": 0}, notes)
     cluster = cluster_after_plans(snap, plans)

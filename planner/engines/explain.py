@@ -13,6 +13,7 @@ from planner.domain import Pod
 from planner.engines.workloads import base_cluster
 from planner.scheduler import runtime
 from planner.scheduler.framework import ClusterState
+from planner.scheduler.plugins.schedulinggates import preenqueue as schedulinggates
 from planner.scheduler.registry import DEFAULT_PROFILE, Profile
 from planner.snapshot import Snapshot
 
@@ -84,12 +85,41 @@ def _explain_on(
         "feasible_nodes": ev.feasible_nodes,
         "prefilter": [{"plugin": st.plugin, "reason": st.message} for st in ev.prefilter_failures],
     }
+    gated = schedulinggates.pre_enqueue(target)
+    if gated is not None:
+        # kube-scheduler does not take the pod into its queue: no filter runs for it, nothing is
+        # preempted for it; the filters below say what happens once the gates are removed
+        out.update(
+            schedulable=False,
+            summary=f"{gated.message} (once they are removed: {ev.summary()})",
+            reason=gated.message,
+            reasons=[{"plugin": gated.plugin, "reason": gated.message, "nodes": len(ev.nodes)}],
+            gated={"plugin": gated.plugin, "reason": gated.message, "gates": list(target.spec.scheduling_gates)},
+        )
+        notes = [
+            *notes,
+            f"{target.key} has scheduling gates ({', '.join(target.spec.scheduling_gates)}): kube-scheduler leaves it out of its queue "
+            f"(condition PodScheduled=False, reason {schedulinggates.REASON_SCHEDULING_GATED}) until the controller that set them removes them; "
+            "the nodes below are as the filters would find them then",
+        ]
     if per_node:
         out["nodes"] = nodes
         out["spread"] = _spread_details(ev, cluster)
     out["volumes"] = _volume_details(ev)
     out["notes"] = notes
-    if not ev.schedulable:
+    if gated is not None:
+        out["preemption"] = {
+            "priority": target.spec.priority,
+            "priority_class": target.spec.priority_class_name,
+            "preemption_policy": target.spec.preemption_policy or "PreemptLowerPriority",
+            "eligible": False,
+            "helps": False,
+            "node": None,
+            "victims": [],
+            "pdb_violations": 0,
+            "message": "a pod waiting for its scheduling gates is not scheduled, nor anything preempted for it",
+        }
+    elif not ev.schedulable:
         out["preemption"] = _preemption(snap, target, cluster, ev, prof)
     if scores and ev.feasible_nodes:
         out["nodes"], out["skipped_score_plugins"] = _scored(target, cluster, ev.feasible_nodes, nodes, notes, prof)

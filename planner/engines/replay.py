@@ -71,6 +71,7 @@ from planner.scheduler.config import SchedulerConfig
 from planner.scheduler.fastfilter import FastFilter, supports
 from planner.scheduler.framework import ClusterState, JournaledDict
 from planner.scheduler.plugins.defaultpreemption import preemption
+from planner.scheduler.plugins.schedulinggates import preenqueue as schedulinggates
 from planner.scheduler.registry import DEFAULT_PROFILE, DEFAULT_SCHEDULER_NAME, Profile
 from planner.snapshot import Snapshot
 
@@ -298,16 +299,24 @@ class Simulator:
                 self._event("replicaset-created", replicaset=a.rs.key, reason=a.reason)
 
     def _queue(self) -> list[Pod]:
-        """Pending pods in priority, then creation (snap.pods), order."""
+        """Pending pods in priority, then creation (snap.pods), order; a pod with scheduling gates
+        stays out (SchedulingGates' PreEnqueue), Pending."""
         if self.ctrl is None:
             pending = [p for p in self.snap.pods.values() if not p.spec.node_name and not p.terminal and not p.terminating]
             order = {k: i for i, k in enumerate(self.snap.pods)}
             pending.sort(key=lambda p: (-p.spec.priority, order[p.key]))
-            return [p for p in pending if p.spec.scheduler_name in self._profiles]
-        pods, seq = self.snap.pods, self._seq
-        pending = [p for p in map(pods.__getitem__, self._unbound) if not p.terminal and not p.terminating]
-        pending.sort(key=lambda p: (-p.spec.priority, seq[p.key]))
-        return [p for p in pending if p.spec.scheduler_name in self._profiles]
+        else:
+            pods, seq = self.snap.pods, self._seq
+            pending = [p for p in map(pods.__getitem__, self._unbound) if not p.terminal and not p.terminating]
+            pending.sort(key=lambda p: (-p.spec.priority, seq[p.key]))
+        queue = [p for p in pending if p.spec.scheduler_name in self._profiles]
+        if any(p.spec.scheduling_gates for p in queue):
+            for p in queue:
+                if p.spec.scheduling_gates and p.key not in self.pending_since:
+                    self.pending_since[p.key] = self.step_index
+                    self._event("pending", pod=p.key)
+            queue = [p for p in queue if not p.spec.scheduling_gates]
+        return queue
 
     def _schedule_pass(self) -> bool:
         """One pass of the scheduling queue: every Pending pod tried once, in order."""
@@ -765,6 +774,9 @@ class Simulator:
                 continue
             ev = runtime.evaluate(pod, self.cluster, self._filters(pod))
             entry = {"pod": key, "since_step": since, "reasons": [ev.summary()] + _node_reasons(ev)}
+            gated = schedulinggates.pre_enqueue(pod)
+            if gated is not None:  # never tried: what blocks it is its gates
+                entry["reasons"] = [gated.message, f"once they are removed: {ev.summary()}"] + _node_reasons(ev)
             if since > 0 or any(owned_by(self.snap, pod, r) for r in watch):
                 stuck.append(entry)
             else:

@@ -1496,6 +1496,23 @@ def _validate_pod_spec(spec: dict, path: str, errs: Errs, pod_name: str | None, 
     get_str(spec, "schedulerName", path, errs)
     get_bool(spec, "hostNetwork", path, errs)
     get_str(spec, "restartPolicy", path, errs)
+    gates = get_list(spec, "schedulingGates", path, errs)
+    if gates:
+        validate_scheduling_gates(gates, f"{path}.schedulingGates", errs)
+
+
+def validate_scheduling_gates(gates: list, path: str, errs: Errs) -> None:  # type: ignore[type-arg]
+    """validateSchedulingGates: each name a qualified name (reported at the item's path), no
+    name twice."""
+    seen: set[str] = set()
+    for i, g in list_items(gates, path, errs):
+        ip = f"{path}[{i}]"
+        name = get_str(g, "name", ip, errs) or ""
+        for msg in is_qualified_name(name):
+            errs.append(invalid(ip, name, msg))
+        if name in seen:
+            errs.append(duplicate(ip, name))
+        seen.add(name)
 
 
 def _validate_priority_fields(spec: dict, path: str, errs: Errs) -> None:  # type: ignore[type-arg]
