@@ -45,6 +45,8 @@ MIN_CANDIDATE_NODES_PERCENTAGE = 10  # DefaultPreemptionArgs defaults (apis/conf
 MIN_CANDIDATE_NODES_ABSOLUTE = 100
 MAX_INT32 = 2**31 - 1
 NO_VICTIMS = "No preemption victims found for incoming pod"
+# nodesWherePreemptionMightHelp: the status of a node the filters found unresolvable
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
 
@@ -317,22 +319,24 @@ def post_filter(
     if not ok:
         return PostFilterResult(None, message=f"preemption: {why}", eligible=False)
     potential = nodes_where_preemption_might_help(cluster, statuses)
-    if not potential:
-        return PostFilterResult(None, message=f"preemption: 0/{len(cluster.node_infos)} nodes are available: "
-                                f"Preemption is not helpful for scheduling.")
+    # the FitError Preempt returns when there is no candidate: every node the filters found
+    # unresolvable (nodesWherePreemptionMightHelp) says NOT_HELPFUL, the others why the dry run
+    # found no victims there; counted per reason as FitError.Error() does
+    hist: dict[str, int] = {}
+    if len(potential) < len(cluster.node_infos):
+        hist[NOT_HELPFUL] = len(cluster.node_infos) - len(potential)
     # no lower-priority pod anywhere: no node can offer victims (SelectVictimsOnNode's first check)
     prio = pod_priority(pod)
-    if not any(can_evict(prio, p) for n in potential for p in cluster.by_name[n].pods):
-        return PostFilterResult(None, message=f"preemption: 0/{len(cluster.node_infos)} nodes are available: "
-                                f"{len(potential)} {NO_VICTIMS}.")
-    candidates, failed = dry_run_preemption(pod, cluster, potential, pdbs, offset % len(potential), None, plugins)
-    if not candidates:
-        hist: dict[str, int] = {}
+    if potential and not any(can_evict(prio, p) for n in potential for p in cluster.by_name[n].pods):
+        hist[NO_VICTIMS] = len(potential)
+    elif potential:
+        candidates, failed = dry_run_preemption(pod, cluster, potential, pdbs, offset % len(potential), None, plugins)
+        if candidates:
+            node = pick_one_node_for_preemption(candidates)
+            chosen = next(c for c in candidates if c.node == node)
+            return PostFilterResult(node, chosen.victims, "", True, candidates)
         for st in failed.values():
             for r in st.reasons:
                 hist[r] = hist.get(r, 0) + 1
-        parts = ", ".join(sorted(f"{v} {k}" for k, v in hist.items()))
-        return PostFilterResult(None, message=f"preemption: 0/{len(cluster.node_infos)} nodes are available: {parts}.")
-    node = pick_one_node_for_preemption(candidates)
-    chosen = next(c for c in candidates if c.node == node)
-    return PostFilterResult(node, chosen.victims, "", True, candidates)
+    parts = ", ".join(sorted(f"{v} {k}" for k, v in hist.items()))
+    return PostFilterResult(None, message=f"preemption: 0/{len(cluster.node_infos)} nodes are available: {parts}.")

@@ -106,4 +106,15 @@ def test_preemption_policy_never():
 def test_unresolvable_nodes_are_left_out():
     cs = cluster([node("node1", cpu=200)], [pod("p1", LOW, SMALL, "node1")])
     res = run(pod("p", HIGH, LARGE), cs)  # 300 > allocatable 200: UnschedulableAndUnresolvable
-    assert res.node is None and "Preemption is not helpful" in res.message
+    assert res.node is None and res.message == "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+
+
+def test_the_message_counts_every_node_by_its_reason():
+    """FitError.Error() of Preempt's FitError: the unresolvable nodes' "Preemption is not helpful
+    for scheduling" counted beside the dry run's reasons (was: left out, or without its count)."""
+    cs = cluster([node("node1", cpu=200), node("node2")], [pod("p1", HIGH, LARGE, "node2")])
+    res = run(pod("p", LOW, LARGE), cs)  # node1 too small (unresolvable), node2 full of a higher-priority pod
+    assert res.node is None
+    assert res.message == (
+        "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
+    )
