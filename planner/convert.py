@@ -26,6 +26,7 @@ from planner.domain import (
     HostPort,
     LabelSelector,
     LabelSelectorRequirement,
+    LimitRange,
     Namespace,
     Node,
     NodeSelector,
@@ -44,6 +45,7 @@ from planner.domain import (
     PriorityClass,
     ReplicaSet,
     RollingUpdateDeployment,
+    RuntimeClass,
     StatefulSet,
     StorageClass,
     Taint,
@@ -286,6 +288,7 @@ class Converter:
             preemption_policy=base.preemption_policy,
             priority_set=base.priority_set,
             scheduling_gates=base.scheduling_gates,
+            runtime_class_name=base.runtime_class_name,
         )
 
     def _pod_spec(self, spec: Mapping[str, Any], pod_name: str, with_volumes: bool = True) -> PodSpec:
@@ -332,6 +335,7 @@ class Converter:
             preemption_policy=str(spec.get("preemptionPolicy") or ""),
             priority_set=isinstance(prio, int) and not isinstance(prio, bool),
             scheduling_gates=tuple(str(_d(g).get("name", "")) for g in _l(spec.get("schedulingGates"))),
+            runtime_class_name=str(spec.get("runtimeClassName") or ""),
         )
 
     def template(self, v: Any) -> PodTemplate:
@@ -539,6 +543,7 @@ def _pod_spec_key(spec: Mapping[str, Any]) -> bytes | None:
         spec.get("schedulerName"),
         spec.get("hostNetwork"),
         spec.get("schedulingGates"),
+        spec.get("runtimeClassName"),
         spec.get("priority"),
         spec.get("priorityClassName"),
         spec.get("preemptionPolicy"),
@@ -626,16 +631,21 @@ def _max(into: dict[str, int], res: Mapping[str, int]) -> None:
             into[k] = v
 
 
-def _container_requests(c: Mapping[str, Any]) -> dict[str, int]:
+def _container_requests(c: Mapping[str, Any], admitted: Mapping[str, int] | None = None) -> dict[str, int]:
     r = _d(c.get("resources"))
     reqs = resource_list(r.get("requests"))
     # core/v1 defaults.go SetDefaults_Pod: a limit without a request defaults the request.
     for k, v in resource_list(r.get("limits")).items():
         reqs.setdefault(k, v)
+    if admitted:  # then the LimitRanger admission plugin: its default requests for the rest
+        for k, v in admitted.items():
+            reqs.setdefault(k, v)
     return reqs
 
 
-def effective_requests(spec: Mapping[str, Any]) -> dict[str, int]:
+def effective_requests(
+    spec: Mapping[str, Any], container_defaults: Mapping[str, int] | None = None, overhead: Mapping[str, int] | None = None
+) -> dict[str, int]:
     """k8s.io/component-helpers/resource/helpers.go PodRequests (what NodeResourcesFit uses).
 
     Sum of containers; restartable init containers (sidecars, restartPolicy Always) add to the
@@ -643,15 +653,19 @@ def effective_requests(spec: Mapping[str, Any]) -> dict[str, int]:
     largest init container peak; pod-level spec.resources.requests (PodLevelResources) replace
     the container aggregate for the resources they set, pod-level limits defaulting them as the
     API server does (defaultPodRequests); spec.overhead is added last.
+
+    ``container_defaults``: the LimitRange default requests admission gives every container
+    without its own (planner.load.admission); ``overhead``: the RuntimeClass's, for a spec without
+    one (the RuntimeClass admission plugin sets it).
     """
     reqs: dict[str, int] = {}
     for c in _l(spec.get("containers")):
-        _add(reqs, _container_requests(_d(c)))
+        _add(reqs, _container_requests(_d(c), container_defaults))
     restartable: dict[str, int] = {}
     init_peak: dict[str, int] = {}
     for c in _l(spec.get("initContainers")):
         c = _d(c)
-        creq = _container_requests(c)
+        creq = _container_requests(c, container_defaults)
         if c.get("restartPolicy") == "Always":
             _add(reqs, creq)
             _add(restartable, creq)
@@ -673,7 +687,7 @@ def effective_requests(spec: Mapping[str, Any]) -> dict[str, int]:
                 pod_level[k] = v
     for k, v in pod_level.items():
         reqs[k] = v
-    _add(reqs, resource_list(spec.get("overhead")))
+    _add(reqs, resource_list(spec.get("overhead")) if spec.get("overhead") or overhead is None else dict(overhead))
     return reqs
 
 
@@ -847,6 +861,31 @@ def priority_class(o: dict) -> PriorityClass:
         value=int(value) if isinstance(value, int) else 0,
         global_default=o.get("globalDefault") is True,
         preemption_policy=str(o.get("preemptionPolicy") or "PreemptLowerPriority"),
+    )
+
+
+def limit_range(o: dict) -> LimitRange:
+    """v1 LimitRange (defaulted: SetDefaults_LimitRangeItem): the default requests of its
+    Container items (defaultContainerResourceRequirements reads them in order, each overwriting
+    the one before: the last item to set a resource wins)."""
+    md = _d(o.get("metadata"))
+    req: dict[str, int] = {}
+    for item in _l(_d(o.get("spec")).get("limits")):
+        item = _d(item)
+        if item.get("type") == "Container":
+            req.update(resource_list(item.get("defaultRequest")))
+    return LimitRange(namespace=str(md.get("namespace") or "default"), name=str(md.get("name", "")), default_request=req)
+
+
+def runtime_class(o: dict, conv: Converter | None = None) -> RuntimeClass:
+    """node.k8s.io/v1 RuntimeClass: overhead.podFixed, scheduling.nodeSelector and tolerations."""
+    md = _d(o.get("metadata"))
+    sched = _d(o.get("scheduling"))
+    return RuntimeClass(
+        name=str(md.get("name", "")),
+        overhead=resource_list(_d(o.get("overhead")).get("podFixed")),
+        node_selector=_labels(sched.get("nodeSelector")),
+        tolerations=(conv or Converter()).tolerations(sched.get("tolerations")),
     )
 
 

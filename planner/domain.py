@@ -258,6 +258,7 @@ class PodSpec:
     # spec.schedulingGates' names: kube-scheduler leaves the pod out of its queue while any is
     # left (planner.scheduler.plugins.schedulinggates)
     scheduling_gates: tuple[str, ...] = ()
+    runtime_class_name: str = ""  # spec.runtimeClassName (planner.load.admission reads its RuntimeClass)
 
 
 @dataclass(frozen=True, slots=True)
@@ -607,6 +608,32 @@ class PriorityClass:
     preemption_policy: str = "PreemptLowerPriority"  # | Never
 
 
+@dataclass(frozen=True, slots=True)
+class LimitRange:
+    """v1 LimitRange, what the LimitRanger admission plugin puts into a new pod's containers: the
+    default requests of its items of type Container (after SetDefaults_LimitRangeItem: default
+    limit from max, default request from the default limit, then from min)."""
+
+    namespace: str
+    name: str
+    default_request: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeClass:
+    """node.k8s.io/v1 RuntimeClass, what the RuntimeClass admission plugin puts into a new pod that
+    names it: overhead.podFixed as spec.overhead, scheduling.nodeSelector and tolerations merged."""
+
+    name: str
+    overhead: Mapping[str, int] = field(default_factory=dict)
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    tolerations: tuple[Toleration, ...] = ()
+
+
 KINDS = (
     "Namespace",
     "Node",
@@ -622,6 +649,8 @@ KINDS = (
     "HorizontalPodAutoscaler",
     "PodDisruptionBudget",
     "PriorityClass",
+    "LimitRange",
+    "RuntimeClass",
 )
 
 

@@ -20,6 +20,7 @@ from planner.domain import (
     DaemonSet,
     Deployment,
     HorizontalPodAutoscaler,
+    LimitRange,
     Namespace,
     Node,
     PersistentVolume,
@@ -28,6 +29,7 @@ from planner.domain import (
     PodDisruptionBudget,
     PriorityClass,
     ReplicaSet,
+    RuntimeClass,
     StatefulSet,
     StorageClass,
 )
@@ -120,6 +122,8 @@ class Snapshot:
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)  # scheduling.k8s.io/v1, by name
     csinodes: dict[str, CSINode] = field(default_factory=dict)  # by node name
+    limit_ranges: dict[str, LimitRange] = field(default_factory=dict)  # namespace/name
+    runtime_classes: dict[str, RuntimeClass] = field(default_factory=dict)  # node.k8s.io/v1, by name
     # Free-form facts the loader noticed (a PVC bound to a missing PV, a pod on an unknown node).
     notes: list[str] = field(default_factory=list)
     # Raw objects by (kind, "ns/name" or name), kept for patch emission and rendering.
@@ -197,6 +201,8 @@ class Snapshot:
             namespaces=dict(self.namespaces),
             priority_classes=dict(self.priority_classes),
             csinodes=dict(self.csinodes),
+            limit_ranges=dict(self.limit_ranges),
+            runtime_classes=dict(self.runtime_classes),
             notes=list(self.notes),
             raw=self.raw.copy() if isinstance(self.raw, RawObjects) else RawObjects(self.raw),
         )

@@ -986,6 +986,7 @@ def _patcher(snap: Snapshot, ref: WorkloadRef, a: dict, path: str) -> Callable[[
     import copy
 
     from planner.load import RawInput, build_snapshot, validate_raw
+    from planner.load.admission import resolve_admission
 
     raw_obj = snap.raw.get((ref.kind, ref.key))
     if raw_obj is None:
@@ -1003,7 +1004,12 @@ def _patcher(snap: Snapshot, ref: WorkloadRef, a: dict, path: str) -> Callable[[
     errors = validate_raw(raw)
     if errors:
         raise InputError(*[f"{path}: {e}" for e in errors])
-    new = _lookup(build_snapshot(raw), ref.kind, ref.key)
+    small = build_snapshot(raw)
+    # what admission gives the pods of the patched template, from the cluster's LimitRanges and
+    # RuntimeClasses (the small snapshot has none of them)
+    small.limit_ranges, small.runtime_classes = snap.limit_ranges, snap.runtime_classes
+    resolve_admission(small)
+    new = _lookup(small, ref.kind, ref.key)
     return lambda _old: new
 
 

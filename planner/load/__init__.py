@@ -395,7 +395,7 @@ def _key(o: dict) -> str:
     meta = o.get("metadata")
     md: dict = meta if isinstance(meta, dict) else {}
     name = str(md.get("name", ""))
-    if o["kind"] in ("Node", "PersistentVolume", "StorageClass", "Namespace", "PriorityClass", "CSINode"):
+    if o["kind"] in ("Node", "PersistentVolume", "StorageClass", "Namespace", "PriorityClass", "CSINode", "RuntimeClass"):
         return name
     return f"{md.get('namespace') or 'default'}/{name}"
 
@@ -458,16 +458,22 @@ class _Builder:
                 snap.priority_classes[key] = convert.priority_class(o)
             elif kind == "CSINode":
                 snap.csinodes[key] = convert.csi_node(o)
+            elif kind == "LimitRange":
+                snap.limit_ranges[key] = convert.limit_range(o)
+            elif kind == "RuntimeClass":
+                snap.runtime_classes[key] = convert.runtime_class(o, conv)
         except (TypeError, ValueError, AttributeError, KeyError) as e:  # a gap in validation, never a traceback
             raise InputError(f"{kind} {key}: cannot be read: {e}") from None
         if kind != "Pod":  # pods are never patched or rendered from here: their dicts can go
             snap.raw[(kind, key)] = o
 
     def finish(self, scenario: Any) -> Snapshot:
+        from planner.load.admission import resolve_admission
         from planner.load.priority import resolve_priorities
 
         snap = self.snap
         resolve_priorities(snap)
+        resolve_admission(snap)
         _note_dangling(snap)
         if scenario is None:
             _note_one_namespace(snap)

@@ -58,6 +58,8 @@ _VALIDATORS: dict[str, Validator] = {
     "HorizontalPodAutoscaler": other.validate_hpa,
     "PodDisruptionBudget": other.validate_pdb,
     "PriorityClass": other.validate_priorityclass,
+    "LimitRange": other.validate_limitrange,
+    "RuntimeClass": other.validate_runtimeclass,
 }
 KINDS = tuple(_VALIDATORS)
 _STATUS_READ = ("Pod", "Node")  # kinds whose validators read (and type-check) status themselves
@@ -79,6 +81,8 @@ API_VERSIONS = {
     "HorizontalPodAutoscaler": "autoscaling/v2",
     "PodDisruptionBudget": "policy/v1",
     "PriorityClass": "scheduling.k8s.io/v1",
+    "LimitRange": "v1",
+    "RuntimeClass": "node.k8s.io/v1",
 }
 
 

@@ -60,6 +60,7 @@ NAMESPACED_KINDS = frozenset(
         "DaemonSet",
         "HorizontalPodAutoscaler",
         "PodDisruptionBudget",
+        "LimitRange",
     )
 )
 
@@ -513,6 +514,32 @@ def default_priorityclass(obj: dict) -> None:  # type: ignore[type-arg]
         obj["preemptionPolicy"] = "PreemptLowerPriority"
 
 
+def default_limitrange(obj: dict) -> None:  # type: ignore[type-arg]
+    """pkg/apis/core/v1/defaults.go SetDefaults_LimitRangeItem, for items of type Container: a
+    default limit from max, then a default request from the default limit, then from min."""
+    spec = _dict(obj, "spec")
+    if spec is None:
+        return
+    for item in _list(spec, "limits"):
+        if type(item) is not dict or item.get("type") != "Container":
+            continue
+        default = item.get("default")
+        if default is None:
+            default = item["default"] = {}
+        request = item.get("defaultRequest")
+        if request is None:
+            request = item["defaultRequest"] = {}
+        if type(default) is not dict or type(request) is not dict:
+            continue
+        for source, target in ((item.get("max"), default), (default, request), (item.get("min"), request)):
+            if type(source) is dict:
+                for k, v in source.items():
+                    if k not in target:
+                        target[k] = v
+        for rl in (default, request):
+            default_resource_list(rl)
+
+
 _DEFAULTERS = {
     "Pod": default_pod,
     "Node": default_node,
@@ -526,6 +553,7 @@ _DEFAULTERS = {
     "HorizontalPodAutoscaler": default_hpa,
     "StorageClass": default_storageclass,
     "PriorityClass": default_priorityclass,
+    "LimitRange": default_limitrange,
 }
 
 

@@ -10,18 +10,25 @@ check a PodDisruptionBudget gets).
 
 from __future__ import annotations
 
+from planner import quantity as qty
 from planner.validation.core import (
     Errs,
+    is_dns1123_label,
     is_not_more_than_100_percent,
     is_qualified_name,
     is_valid_path_segment_name,
     name_is_dns_subdomain,
+    read_resource_list,
     read_selector,
     validate_label_name,
     validate_label_selector,
+    validate_labels,
     validate_object_meta,
     validate_path_segment_name,
     validate_positive_int_or_percent,
+    validate_resource_name,
+    validate_resource_quantity_value,
+    validate_tolerations,
 )
 from planner.validation.field import (
     JSONValue,
@@ -36,6 +43,7 @@ from planner.validation.field import (
     get_opt_str,
     get_str,
     get_str_list,
+    get_str_map,
     invalid,
     list_items,
     not_supported,
@@ -279,3 +287,79 @@ def validate_csinode(obj: dict, errs: Errs) -> None:  # type: ignore[type-arg]
             topo.add(key)
             for msg in is_qualified_name(key):
                 errs.append(invalid(ip, key, msg))
+
+
+# --------------------------------------------------------------------------- LimitRange
+
+# The quantities of a LimitRangeItem, in the order ValidateLimitRange compares them.
+_LIMIT_ORDER = (
+    ("min", "max", "min value {a} is greater than max value {b}", "min"),
+    ("min", "defaultRequest", "min value {a} is greater than default request value {b}", "defaultRequest"),
+    ("defaultRequest", "max", "default request value {a} is greater than max value {b}", "defaultRequest"),
+    ("defaultRequest", "default", "default request value {a} is greater than default limit value {b}", "defaultRequest"),
+    ("min", "default", "min value {a} is greater than default value {b}", "default"),
+    ("default", "max", "default value {a} is greater than max value {b}", "default"),
+)
+
+
+def validate_limitrange(obj: dict, errs: Errs) -> None:  # type: ignore[type-arg]
+    """pkg/apis/core/validation/validation.go ValidateLimitRange, for what planner reads: a
+    DNS-subdomain name; each type once; resource names and quantities; no default or default
+    request for type Pod; per resource min <= default request <= default <= max (after
+    SetDefaults_LimitRangeItem, as the API server compares them)."""
+    meta = get_map(obj, "metadata", "", errs) or {}
+    validate_object_meta(meta, True, name_is_dns_subdomain, META, errs)
+    spec = get_map(obj, SPEC, "", errs) or {}
+    limits = get_list(spec, "limits", SPEC, errs) or []
+    seen: set[str] = set()
+    for i, item in list_items(limits, f"{SPEC}.limits", errs):
+        ip = f"{SPEC}.limits[{i}]"
+        typ = get_str(item, "type", ip, errs) or ""
+        if typ in seen:
+            errs.append(duplicate(f"{ip}.type", typ))
+        seen.add(typ)
+        lists: dict[str, dict[str, qty.Quantity]] = {}
+        for key in ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio"):
+            rl = read_resource_list(item, key, ip, errs)
+            if rl is None:
+                continue
+            for name in rl:
+                validate_resource_name(name, f"{ip}.{key}[{name}]", errs)
+            if typ == "Pod" and key in ("default", "defaultRequest") and rl:
+                errs.append(forbidden(f"{ip}.{key}", "may not be specified when `type` is 'Pod'"))
+                continue
+            lists[key] = rl
+        for name in sorted({n for rl in lists.values() for n in rl}):
+            for lo, hi, msg, at in _LIMIT_ORDER:
+                a, b = lists.get(lo, {}).get(name), lists.get(hi, {}).get(name)
+                if a is not None and b is not None and a.value > b.value:
+                    shown = a if at == lo else b
+                    errs.append(invalid(f"{ip}.{at}[{name}]", shown.string(), msg.format(a=a.string(), b=b.string())))
+
+
+# --------------------------------------------------------------------------- RuntimeClass
+
+
+def validate_runtimeclass(obj: dict, errs: Errs) -> None:  # type: ignore[type-arg]
+    """pkg/apis/node/validation/validation.go ValidateRuntimeClass: a DNS-subdomain name, handler
+    a DNS label, overhead.podFixed quantities, scheduling.nodeSelector labels and tolerations."""
+    meta = get_map(obj, "metadata", "", errs) or {}
+    validate_object_meta(meta, False, name_is_dns_subdomain, META, errs)
+    handler = get_str(obj, "handler", "", errs)
+    if not handler:
+        errs.append(required("handler", ""))
+    else:
+        for msg in is_dns1123_label(handler):
+            errs.append(invalid("handler", handler, msg))
+    overhead = get_map(obj, "overhead", "", errs)
+    if overhead is not None:
+        fixed = read_resource_list(overhead, "podFixed", "overhead", errs) or {}
+        for name, q in fixed.items():
+            validate_resource_name(name, f"overhead.podFixed[{name}]", errs)
+            validate_resource_quantity_value(name, q, f"overhead.podFixed[{name}]", errs)
+    sched = get_map(obj, "scheduling", "", errs)
+    if sched is not None:
+        validate_labels(get_str_map(sched, "nodeSelector", "scheduling", errs), "scheduling.nodeSelector", errs)
+        tols = get_list(sched, "tolerations", "scheduling", errs)
+        if tols:
+            validate_tolerations(tols, "scheduling.tolerations", errs)

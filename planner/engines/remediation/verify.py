@@ -57,6 +57,7 @@ from planner.engines.remediation.jsonpatch import PatchError, apply_json_patch, 
 from planner.engines.workloads import WorkloadRef, find_workload
 from planner.errors import InputError, UnknownResult, UsageError
 from planner.load import RawInput, build_snapshot, validate_raw
+from planner.load.admission import resolve_admission
 from planner.load.overlay import GENERATION_KINDS, bumped_generation, template_changed
 from planner.snapshot import Snapshot
 
@@ -239,6 +240,9 @@ def load_changes(snap: Snapshot, changed: dict[tuple[str, str], dict | None]) ->
             table[key] = getattr(small, TABLES[kind])[key]
             if (kind, key) in small.raw:
                 out.raw[(kind, key)] = small.raw[(kind, key)]
+    # the templates changed get what admission gives their pods from the whole cluster's
+    # LimitRanges and RuntimeClasses (the small snapshot has none of them)
+    resolve_admission(out, {k for k, obj in changed.items() if obj is not None})
     return out
 
 

@@ -1,0 +1,152 @@
+"""The pods a workload creates get what the LimitRanger and RuntimeClass admission plugins give them
+(planner.load.admission): check, simulate and capacity count those requests, that overhead and
+that nodeSelector; LimitRanges and RuntimeClasses are validated as the API server does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from planner.load import load_snapshot
+from tests.conftest import run_cli
+
+HEAD = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1, labels: {kubernetes.io/hostname: n1, topology.kubernetes.io/zone: a}}
+  status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+"""
+
+WEB = """\
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: %s}
+  spec:
+    replicas: 0
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        %s
+        containers: [%s]
+"""
+
+LIMIT_RANGE = """\
+- apiVersion: v1
+  kind: LimitRange
+  metadata: {name: %s, namespace: default}
+  spec:
+    limits:
+    - %s
+"""
+
+KATA = """\
+- apiVersion: node.k8s.io/v1
+  kind: RuntimeClass
+  metadata: {name: kata}
+  handler: kata
+  overhead: {podFixed: {cpu: 500m, memory: 160Mi}}
+  scheduling: {nodeSelector: {sandbox: kata}, tolerations: [{key: kata, operator: Exists, effect: NoSchedule}]}
+"""
+
+
+def _write(tmp_path, *parts: str):
+    f = tmp_path / "in.yaml"
+    f.write_text(HEAD + "".join(parts))
+    return f
+
+
+def _web(ns: str = "default", containers: str = "{name: c, image: web:1}", extra: str = "") -> str:
+    return WEB % (ns, extra or "dnsPolicy: ClusterFirst", containers)
+
+
+def test_limit_range_default_requests_are_the_new_pods(tmp_path):
+    f = _write(tmp_path, LIMIT_RANGE % ("defaults", "{type: Container, defaultRequest: {cpu: '1'}, default: {cpu: '1'}}"), _web())
+    spec = load_snapshot([str(f)]).deployments["default/web"].template.spec
+    assert spec.requests == {"cpu": 1000}
+    r = run_cli(["check", str(f), "-w", "deployment/web", "--replicas", "3", "-o", "json"])
+    assert r.code == 1 and json.loads(r.out)["schedulable"] is False  # 3 x 1 cpu on 2 cpus
+    assert run_cli(["check", str(f), "-w", "deployment/web", "--replicas", "2"]).code == 0
+
+
+@pytest.mark.parametrize(
+    ("item", "containers", "want"),
+    [
+        # a container's own request, or its limit (defaulting comes before admission), wins
+        ("{type: Container, defaultRequest: {cpu: 500m}}", "{name: c, image: x, resources: {requests: {cpu: 100m}}}", {"cpu": 100}),
+        ("{type: Container, defaultRequest: {cpu: 500m}}", "{name: c, image: x, resources: {limits: {cpu: 200m}}}", {"cpu": 200}),
+        # SetDefaults_LimitRangeItem: default request from the default limit, else from max, else from min
+        ("{type: Container, default: {memory: 1Gi}}", "{name: c, image: x}", {"memory": 1 << 30}),
+        ("{type: Container, max: {cpu: '2'}}", "{name: c, image: x}", {"cpu": 2000}),
+        ("{type: Container, min: {cpu: 50m}}", "{name: c, image: x}", {"cpu": 50}),
+        # every container and init container gets it; a Pod item gives nothing
+        ("{type: Container, defaultRequest: {cpu: 300m}}", "{name: a, image: x}, {name: b, image: x}", {"cpu": 600}),
+        ("{type: Pod, max: {cpu: '2'}}", "{name: c, image: x}", {}),
+    ],
+)
+def test_limit_range_rules(tmp_path, item, containers, want):
+    f = _write(tmp_path, LIMIT_RANGE % ("defaults", item), _web(containers=containers))
+    assert dict(load_snapshot([str(f)]).deployments["default/web"].template.spec.requests) == want
+
+
+def test_only_the_namespace_of_the_limit_range_and_the_first_by_name(tmp_path):
+    f = _write(
+        tmp_path,
+        LIMIT_RANGE % ("b-second", "{type: Container, defaultRequest: {cpu: 700m, memory: 1Gi}}"),
+        LIMIT_RANGE % ("a-first", "{type: Container, defaultRequest: {cpu: 300m}}"),
+        _web(),
+        _web(ns="other").replace("name: web,", "name: api,"),
+        "- {apiVersion: v1, kind: Namespace, metadata: {name: other}}\n",
+    )
+    snap = load_snapshot([str(f)])
+    assert dict(snap.deployments["default/web"].template.spec.requests) == {"cpu": 300, "memory": 1 << 30}
+    assert dict(snap.deployments["other/api"].template.spec.requests) == {}
+
+
+def test_runtime_class_overhead_and_scheduling(tmp_path):
+    f = _write(tmp_path, KATA, _web(containers="{name: c, image: x, resources: {requests: {cpu: '1'}}}", extra="runtimeClassName: kata"))
+    spec = load_snapshot([str(f)]).deployments["default/web"].template.spec
+    assert spec.requests == {"cpu": 1500, "memory": 160 * (1 << 20)}
+    assert spec.node_selector == {"sandbox": "kata"}
+    assert [t.key for t in spec.tolerations] == ["kata"]
+    r = run_cli(["check", str(f), "-w", "deployment/web", "--replicas", "1", "-o", "json"])
+    assert r.code == 1  # no node has sandbox=kata
+
+
+def test_a_runtime_class_not_read_is_noted(tmp_path):
+    f = _write(tmp_path, _web(extra="runtimeClassName: gvisor"))
+    snap = load_snapshot([str(f)])
+    assert any("RuntimeClass gvisor" in n for n in snap.notes)
+    assert snap.deployments["default/web"].template.spec.requests == {}
+
+
+def test_existing_pods_are_read_as_they_are(tmp_path):
+    pod = """\
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: default}
+  spec: {nodeName: n1, containers: [{name: c, image: x}]}
+  status: {phase: Running}
+"""
+    f = _write(tmp_path, LIMIT_RANGE % ("defaults", "{type: Container, defaultRequest: {cpu: '1'}}"), pod)
+    assert load_snapshot([str(f)]).pods["default/p"].spec.requests == {}
+
+
+@pytest.mark.parametrize(
+    ("part", "message"),
+    [
+        (LIMIT_RANGE % ("lr", "{type: Container, min: {cpu: '2'}, max: {cpu: '1'}}"), "min value 2 is greater than max value 1"),
+        (LIMIT_RANGE % ("lr", "{type: Container, defaultRequest: {cpu: '2'}, default: {cpu: '1'}}"), "default request value 2 is greater than default limit value 1"),
+        (LIMIT_RANGE % ("lr", "{type: Pod, default: {cpu: '1'}}"), "may not be specified when `type` is 'Pod'"),
+        (KATA.replace("handler: kata", "handler: Kata_1"), "handler: Invalid value"),
+        (KATA.replace("cpu: 500m", "cpu: -1"), "must be greater than or equal to 0"),
+    ],
+)
+def test_validation(tmp_path, part, message):
+    f = _write(tmp_path, part)
+    r = run_cli(["validate", str(f)])
+    assert r.code == 2 and message in r.out + r.err, r.out + r.err
