@@ -14,6 +14,7 @@ from planner.errors import UsageError
 from planner.load import Limits, load_snapshot, read_manifest, read_scheduler_config
 from planner.output import bad, good, note, table
 from planner.scheduler.config import feasibility_notes
+from planner.snapshot import Snapshot
 
 
 def capacity_command(
@@ -47,8 +48,14 @@ def capacity_command(
         raise UsageError("capacity: --max-limit goes with --pod-file (--range bounds the counts of --workload)")
     config = read_scheduler_config(scheduler_config, limits) if scheduler_config else None
     if pod_file is not None:
-        obj, file_notes = read_manifest(pod_file, POD_FILE_KINDS, "--pod-file", limits, namespace)
-        snap = load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace)
+        loaded: list[Snapshot] = []
+
+        def cluster() -> Snapshot:  # read once the manifest is known valid
+            loaded.append(load_snapshot(paths, limits, notice=note, overlay=overlay, namespace=namespace))
+            return loaded[0]
+
+        obj, file_notes = read_manifest(pod_file, POD_FILE_KINDS, "--pod-file", limits, namespace, admitted_by=cluster)
+        snap = loaded[0] if loaded else cluster()
         label = "<stdin>" if pod_file == "-" else pod_file
         probe = make_probe(snap, obj, f"{type(obj).__name__} {obj.namespace}/{obj.name} from {label}")
         probe.notes[:0] = file_notes

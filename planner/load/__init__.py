@@ -692,11 +692,20 @@ def _load_streamed(paths: list[str], limits: Limits, notice: Callable[[str], Non
     return sink.builder.finish(raw.scenario)
 
 
-def read_manifest(path: str, kinds: tuple[str, ...], what: str, limits: Limits | None = None, namespace: str | None = None) -> tuple[Any, list[str]]:
+def read_manifest(
+    path: str,
+    kinds: tuple[str, ...],
+    what: str,
+    limits: Limits | None = None,
+    namespace: str | None = None,
+    admitted_by: Callable[[], Snapshot] | None = None,
+) -> tuple[Any, list[str]]:
     """The one object of ``kinds`` in the manifest at ``path`` (``-``: stdin), defaulted,
     validated and converted to the domain model as any input is (``-n`` fills its namespace);
     and notes naming the objects of other kinds the file holds, which are not read.  ``what``
-    names the option in messages (``--pod-file``)."""
+    names the option in messages (``--pod-file``).  ``admitted_by``: called once the manifest is
+    read and valid, the cluster whose LimitRanges and RuntimeClasses admit the pods the object
+    makes (planner.load.admission)."""
     limits = limits or Limits()
     raw = read_objects([path], limits, namespace=namespace)
     label = "<stdin>" if path == "-" else path
@@ -713,6 +722,22 @@ def read_manifest(path: str, kinds: tuple[str, ...], what: str, limits: Limits |
         raise InputError(*errors)
     small = build_snapshot(raw)
     kind = found[0]["kind"]
+    admission_notes: list[str] = []
+    if admitted_by is not None:
+        from planner.load.admission import resolve_admission
+
+        cluster = admitted_by()
+        small.limit_ranges, small.runtime_classes = cluster.limit_ranges, cluster.runtime_classes
+        before = len(small.notes)
+        resolve_admission(small)
+        if kind == "Pod":  # its copies are pods created, admitted as a workload's are
+            from dataclasses import replace
+
+            from planner.load.admission import admit_pod
+
+            (key, pod), = small.pods.items()
+            small.pods[key] = replace(pod, spec=admit_pod(small, pod, found[0].get("spec") or {}))
+        admission_notes = small.notes[before:]
     tables: dict[str, dict[str, Any]] = {
         "Pod": small.pods, "Deployment": small.deployments, "StatefulSet": small.statefulsets, "ReplicaSet": small.replicasets,
     }
@@ -720,7 +745,7 @@ def read_manifest(path: str, kinds: tuple[str, ...], what: str, limits: Limits |
     if table is None:
         raise InputError(f"{label}: {what}: a {kind} cannot be read here")
     notes = [f"{label}: {o.get('kind')} {_key(o)} is not read by {what} (give the file after the snapshot to add it)" for o in others[:5]]
-    return next(iter(table.values())), notes
+    return next(iter(table.values())), notes + admission_notes
 
 
 def read_steps(path: str, limits: Limits | None = None) -> Any:

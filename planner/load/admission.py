@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from planner.convert import effective_requests
-from planner.domain import PodSpec, RuntimeClass
+from planner.domain import Pod, PodSpec, RuntimeClass
 from planner.snapshot import Snapshot
 
 _TABLES = (("Deployment", "deployments"), ("ReplicaSet", "replicasets"), ("StatefulSet", "statefulsets"), ("DaemonSet", "daemonsets"))
@@ -50,6 +50,16 @@ def admitted_spec(spec: PodSpec, raw_spec: dict, defaults: dict[str, int], rc: R
     if requests == dict(spec.requests) and node_selector == dict(spec.node_selector) and tolerations == spec.tolerations:
         return spec
     return replace(spec, requests=requests, node_selector=node_selector, tolerations=tolerations)
+
+
+def admit_pod(snap: Snapshot, pod: Pod, raw_spec: dict) -> PodSpec:  # type: ignore[type-arg]
+    """The spec of a pod about to be created from ``raw_spec`` (a manifest's), as admission makes
+    it with ``snap``'s LimitRanges and RuntimeClasses (a note where it would refuse it)."""
+    rc_name = pod.spec.runtime_class_name
+    rc = snap.runtime_classes.get(rc_name) if rc_name else None
+    if rc_name and rc is None:
+        snap.notes.append(f"RuntimeClass {rc_name} (named by pod {pod.key}) was not read: its overhead and scheduling are not applied")
+    return admitted_spec(pod.spec, raw_spec, _container_defaults(snap, pod.namespace), rc)
 
 
 def resolve_admission(snap: Snapshot, keys: set[tuple[str, str]] | None = None) -> None:

@@ -150,3 +150,18 @@ def test_validation(tmp_path, part, message):
     f = _write(tmp_path, part)
     r = run_cli(["validate", str(f)])
     assert r.code == 2 and message in r.out + r.err, r.out + r.err
+
+
+@pytest.mark.parametrize("manifest", [
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: extra}\nspec: {containers: [{name: c, image: x}]}\n",
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: extra}\nspec:\n  selector: {matchLabels: {app: extra}}\n"
+    "  template:\n    metadata: {labels: {app: extra}}\n    spec: {containers: [{name: c, image: x}]}\n",
+])
+def test_capacity_pod_file_copies_are_admitted_by_the_snapshots_limit_ranges(tmp_path, manifest):
+    f = _write(tmp_path, LIMIT_RANGE % ("defaults", "{type: Container, defaultRequest: {cpu: 500m}}"))
+    m = tmp_path / "extra.yaml"
+    m.write_text(manifest)
+    r = run_cli(["capacity", str(f), "--pod-file", str(m), "-o", "json"])
+    assert r.code == 0, r.out + r.err
+    data = json.loads(r.out)
+    assert data["count"] == 4 and data["requests"] == {"cpu": 500}  # 2 cpus / 500m each
