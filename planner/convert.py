@@ -721,6 +721,7 @@ def node(o: dict, notes: list[str]) -> Node:
         allocatable=resource_list(alloc_src),
         uid=str(md.get("uid", "")),
         ready=_node_ready(st),
+        heartbeat=max((str(_d(c).get("lastHeartbeatTime")) for c in _l(st.get("conditions")) if _d(c).get("lastHeartbeatTime")), default=""),
     )
 
 

@@ -302,6 +302,9 @@ class Node:
     # status.conditions[type=Ready]: True/False as read, None when the node has no Ready condition
     # (a hand-written node: taken as ready)
     ready: bool | None = None
+    # the latest status.conditions[].lastHeartbeatTime (RFC 3339): the kubelet posts it every few
+    # seconds, so the latest of a snapshot's nodes tells about when the snapshot was taken
+    heartbeat: str = ""
 
     @property
     def zone(self) -> str | None:

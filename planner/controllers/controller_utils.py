@@ -246,11 +246,12 @@ def _log_less(ta: datetime | None, tb: datetime | None, a: Pod, b: Pod, now: dat
     return diff < 0
 
 
-def ranking_now(now: datetime, pods: Iterable[Pod]) -> datetime:
-    """The "now" the ranking measures ages from: the simulated clock, or one second past the
-    latest Ready time of ``pods`` when that is later (a snapshot does not say when it was taken;
-    the ranking's now is after every time it compares, as the controller's is)."""
-    latest = now
+def ranking_now(now: datetime, pods: Iterable[Pod], observed: datetime | None = None) -> datetime:
+    """The "now" the ranking measures ages from (the controller's is the wall clock): the
+    simulated clock, or ``observed`` (about when the snapshot was taken: its nodes' latest
+    heartbeat) when that is later, or one second past the latest Ready time of ``pods`` when that
+    is later still (the ranking's now is after every time it compares, as the controller's is)."""
+    latest = now if observed is None or observed <= now else observed
     for p in pods:
         if p.ready_since:
             t = ready_time(p)

@@ -328,6 +328,26 @@ def _kept(snap: Snapshot) -> TrackedIndex:
     return kept
 
 
+_OBSERVED_ATTR = "_planner_observed_at"
+
+
+def observed_at(snap: Snapshot) -> datetime | None:
+    """About when the snapshot was taken: its nodes' latest heartbeat (Node.heartbeat), None
+    when no node carries one (a scenario, a hand-written list).  Kept on the snapshot while its
+    node table is the same one with as many nodes."""
+    key = (id(snap.nodes), len(snap.nodes))
+    hit = snap.__dict__.get(_OBSERVED_ATTR)
+    if hit is not None and hit[0] == key:
+        return hit[1]  # type: ignore[no-any-return]
+    latest: datetime | None = None
+    for stamp in {n.heartbeat for n in snap.nodes.values() if n.heartbeat}:
+        t = parse_time(stamp)
+        if t is not None and (latest is None or t > latest):
+            latest = t
+    snap.__dict__[_OBSERVED_ATTR] = (key, latest)
+    return latest
+
+
 def index_of(snap: Snapshot) -> Index:
     """The index attached to ``snap``; else the one cached on the snapshot by an earlier call,
     as long as the snapshot's pods and ReplicaSets are still the same (checked on every use: one

@@ -30,7 +30,7 @@ from planner.controllers.controller_utils import (
     object_uid,
     ranking_now,
 )
-from planner.controllers.informers import Clock, TrackedIndex, index_of, indexed
+from planner.controllers.informers import Clock, TrackedIndex, index_of, indexed, observed_at
 from planner.domain import OwnerRef, Pod, ReplicaSet
 from planner.snapshot import Snapshot
 
@@ -95,11 +95,12 @@ def related_pods(snap: Snapshot, rs: ReplicaSet) -> list[Pod]:
     return out
 
 
-def ranked_for_deletion(filtered: list[Pod], related: list[Pod], now: datetime) -> list[Pod]:
+def ranked_for_deletion(filtered: list[Pod], related: list[Pod], now: datetime, observed: datetime | None = None) -> list[Pod]:
     """replica_set.go getPodsToDelete's order: ``filtered`` sorted by ActivePodsWithRanks
     (controller_utils.go), each pod's rank being the number of active related pods on its node
-    (getPodsRankedByRelatedPodsOnSameNode); the first pods go first."""
-    now = ranking_now(now, filtered)
+    (getPodsRankedByRelatedPodsOnSameNode); the first pods go first.  Ages from ranking_now
+    (``observed``: about when the snapshot was taken, informers.observed_at)."""
+    now = ranking_now(now, filtered, observed)
     on_node: dict[str, int] = {}
     for p in related:
         if is_pod_active(p):
@@ -117,11 +118,11 @@ def ranked_for_deletion(filtered: list[Pod], related: list[Pod], now: datetime) 
     return [p for p, _ in ranked]
 
 
-def pods_to_delete(filtered: list[Pod], related: list[Pod], diff: int, now: datetime) -> list[Pod]:
+def pods_to_delete(filtered: list[Pod], related: list[Pod], diff: int, now: datetime, observed: datetime | None = None) -> list[Pod]:
     """replica_set.go getPodsToDelete: the ``diff`` pods ranked first (ranked_for_deletion)."""
     if diff >= len(filtered):
         return list(filtered)
-    return ranked_for_deletion(filtered, related, now)[:diff]
+    return ranked_for_deletion(filtered, related, now, observed)[:diff]
 
 
 def reconcile_replicaset(snap: Snapshot, key: str) -> list[Action]:
@@ -172,7 +173,7 @@ def _reconcile_replicaset(snap: Snapshot, key: str) -> list[Action]:
             out.append(CreatePod(pod, f"ReplicaSet {key}: too few replicas, need {rs.replicas}, have {len(filtered)}"))
     elif diff > 0:
         n = min(diff, BURST_REPLICAS)
-        victims = pods_to_delete(filtered, related_pods(snap, rs), n, clock.now)
+        victims = pods_to_delete(filtered, related_pods(snap, rs), n, clock.now, observed_at(snap))
         for p in victims:
             out.append(DeletePod(p.key, f"ReplicaSet {key}: too many replicas, need {rs.replicas}, have {len(filtered)}"))
     return out

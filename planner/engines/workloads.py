@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 from planner.controllers.controller_utils import controlled_by, generate_name, is_pod_active
 from planner.controllers.deployment import find_new_replicaset, new_replicaset_identity, replicasets_of
-from planner.controllers.informers import Clock, indexed
+from planner.controllers.informers import Clock, indexed, observed_at
 from planner.controllers.replicaset import pod_from_template, pods_of_replicaset, ranked_for_deletion
 from planner.controllers.statefulset import (
     get_ordinal,
@@ -266,7 +266,7 @@ def plan_deployment(snap: Snapshot, dep: Deployment, ref: WorkloadRef, replicas:
     if len(current) > replicas:
         assert rs is not None
         related = [p for r in rss for p in pods_of_replicaset(snap, r)]
-        ranked = ranked_for_deletion(active, related, Clock(snap).now)
+        ranked = ranked_for_deletion(active, related, Clock(snap).now, observed_at(snap))
         running = {p.key for p in current}
         ranked_running = [p for p in ranked if p.key in running]
         plan.remove.extend(ranked_running[: len(current) - replicas])

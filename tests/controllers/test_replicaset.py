@@ -147,3 +147,25 @@ def test_restart_counts_are_read_from_the_container_statuses(tmp_path) -> None:
     }
     p = Converter().pod(pod)
     assert (p.restarts, p.sidecar_restarts) == (4, 2)  # an ordinary init container's restarts do not count
+
+
+def test_ages_are_measured_from_about_when_the_snapshot_was_taken() -> None:
+    """LogarithmicScaleDown puts pods created a day apart two months ago in one log2 bucket of
+    their age, and the uid decides (rule 8); measured from just after the newest pod, the newer
+    one would go.  The snapshot's time: its nodes' latest heartbeat (informers.observed_at)."""
+    from datetime import UTC, datetime
+
+    from planner.controllers.informers import observed_at
+    from planner.domain import Node
+    from planner.snapshot import Snapshot
+
+    a = Pod("default", "a", {}, PodSpec(node_name="n-0"), phase="Running", uid="aaaa", creation_timestamp="2024-01-01T00:00:00Z")
+    b = Pod("default", "b", {}, PodSpec(node_name="n-1"), phase="Running", uid="bbbb", creation_timestamp="2024-01-02T00:00:00Z")
+    just_after = datetime(2024, 1, 2, 0, 0, 1, tzinfo=UTC)
+    assert [p.name for p in pods_to_delete([a, b], [], 1, just_after)] == ["b"]
+    snap = Snapshot()
+    snap.nodes = {"n-0": Node("n-0", heartbeat="2024-03-01T00:00:00Z"), "n-1": Node("n-1", heartbeat="2024-03-01T00:00:07Z")}
+    seen = observed_at(snap)
+    assert seen == datetime(2024, 3, 1, 0, 0, 7, tzinfo=UTC)
+    assert [p.name for p in pods_to_delete([a, b], [], 1, just_after, seen)] == ["a"]
+    assert observed_at(Snapshot()) is None
