@@ -597,6 +597,12 @@ def template_rest(t: Mapping[str, Any]) -> str:
 
     md = {k: v for k, v in _d(t.get("metadata")).items() if k not in ("labels", "annotations")}
     spec = dict(_d(t.get("spec")))
+    # v1 conversion writes the deprecated serviceAccount as serviceAccountName (and reads it when
+    # serviceAccountName is empty): one field, however it was written
+    account = spec.pop("serviceAccountName", None) or spec.pop("serviceAccount", None)
+    spec.pop("serviceAccount", None)
+    if account:
+        spec["serviceAccountName"] = account
     for key in ("containers", "initContainers"):
         cs = spec.get(key)
         if type(cs) is list:

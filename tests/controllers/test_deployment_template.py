@@ -152,8 +152,10 @@ def test_a_template_written_by_hand_is_the_one_the_api_server_stores():
     )
     stored["metadata"]["creationTimestamp"] = None
     stored["spec"].update(
-        dnsPolicy="ClusterFirst", restartPolicy="Always", schedulerName="default-scheduler", securityContext={}, terminationGracePeriodSeconds=30
+        dnsPolicy="ClusterFirst", restartPolicy="Always", schedulerName="default-scheduler", securityContext={}, terminationGracePeriodSeconds=30,
+        serviceAccount="web", serviceAccountName="web",  # v1 conversion writes the deprecated field too
     )
+    by_hand["spec"]["serviceAccountName"] = "web"
     stored["spec"]["volumes"] = [
         {"name": "cfg", "configMap": {"name": "cfg", "defaultMode": 420}},
         {"name": "tok", "projected": {"defaultMode": 420, "sources": [{"serviceAccountToken": {"path": "token", "expirationSeconds": 3600}}]}},
