@@ -202,7 +202,7 @@ class Simulator:
         self.progress = progress
         self.pending_since: dict[str, int] = {}
         self.placements = 0
-        self._min_prio: int | None = None  # see _min_priority
+        self._reset_priority()  # see _lower_priority_runs
 
     # ------------------------------------------------------------------ world
 
@@ -218,7 +218,7 @@ class Simulator:
             cs.csinodes = dict(self.snap.csinodes)
         else:
             cs = ClusterState.from_snapshot(self.snap, share_volumes=True)
-        self._min_prio = None  # see _min_priority
+        self._reset_priority()  # see _lower_priority_runs
         if self.incremental:
             cs.track()  # every change below goes through own() / set_node(): the score caches read the journal
         self.fast = FastFilter(cs) if self.use_fast else None
@@ -244,6 +244,8 @@ class Simulator:
             if self.fast is not None:
                 self.fast.on_delete(pod)
             self.cluster.remove_pod(pod)
+            if self._prio_started and self._min_prio is None and pod.spec.priority < self._prio_removed:
+                self._prio_removed = pod.spec.priority  # see _lower_priority_runs
         self.pending_since.pop(key, None)
         self._seq.pop(key, None)
         self._unbound.pop(key, None)
@@ -350,18 +352,50 @@ class Simulator:
             self.ctrl.pod_changed(bound)
         self.pending_since.pop(pod.key, None)
         self.placements += 1
-        if self._min_prio is not None and bound.spec.priority < self._min_prio:
-            self._min_prio = bound.spec.priority
+        prio = bound.spec.priority
+        if self._min_prio is not None and prio < self._min_prio:
+            self._min_prio = prio
+        if self._prio_seen is not None and prio < self._prio_seen:
+            self._prio_seen = prio
         self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
 
-    def _min_priority(self) -> int:
-        """The lowest priority of a pod on a node, kept as the replay goes: a bind lowers it when
-        it must (_bind), a deletion leaves it a lower bound (at worst a PostFilter that finds
-        nothing), a preemption and a cluster built afresh (_cluster: the steps that add pods
-        some other way) start it afresh."""
-        if self._min_prio is None:
-            self._min_prio = min([p.spec.priority for ni in self.cluster.node_infos for p in ni.pods], default=2**31)
-        return self._min_prio
+    def _reset_priority(self) -> None:
+        self._min_prio: int | None = None  # the lowest priority, once counted in full
+        self._prio_seen: int | None = None  # a priority no lower than it (a pod's found below one asked)
+        self._prio_started = False  # whether the first question since the reset was asked
+        self._prio_removed = 2**31  # the lowest priority of the pods removed since then
+
+    def _lower_priority_runs(self, priority: int) -> bool:
+        """Whether the lowest priority of a pod on a node is below ``priority`` (preemption's
+        shortcut: a pod finds no victim otherwise).  That lowest priority is kept as the replay
+        goes: counted at the first question after a reset, a bind lowers it when it must
+        (_bind), a deletion leaves it a lower bound (at worst a PostFilter that finds nothing),
+        a preemption and a cluster built afresh (_cluster: the steps that add pods some other
+        way) reset it.  The first question stops at the first pod below its ``priority`` (a
+        lowest priority at most that pod's, ``_prio_seen``, answers every question above it); a
+        question at or below that one counts every pod then, with those removed since the
+        first question (which the kept value would still count), so the answers are those of a
+        lowest priority counted at the first question."""
+        if self._min_prio is not None:
+            return self._min_prio < priority
+        if self._prio_seen is not None and self._prio_seen < priority:
+            return True
+        if not self._prio_started:
+            self._prio_started = True
+            lowest = 2**31
+            for ni in self.cluster.node_infos:
+                for p in ni.pods:
+                    q = p.spec.priority
+                    if q < priority:
+                        self._prio_seen = q
+                        return True
+                    if q < lowest:
+                        lowest = q
+            self._min_prio = lowest
+            return lowest < priority
+        lowest = min([p.spec.priority for ni in self.cluster.node_infos for p in ni.pods], default=2**31)
+        self._min_prio = min(lowest, self._prio_removed, self._prio_seen if self._prio_seen is not None else lowest)
+        return self._min_prio < priority
 
     def _preempt(self, pod: Pod) -> bool:
         """DefaultPreemption's PostFilter for a pod no node fits (planner/scheduler/plugins/
@@ -371,7 +405,7 @@ class Simulator:
         next cycle for it (schedule_one.go evaluateNominatedNode: the nominated node is tried
         first, and taken without scoring when it passes the filters).  A pod never preempts pods
         of its own or a higher priority, so preemption cannot loop."""
-        if not preemption.may_preempt(pod.spec) or pod.spec.priority <= self._min_priority():
+        if not preemption.may_preempt(pod.spec) or not self._lower_priority_runs(pod.spec.priority):
             return False
         filters = self._filters(pod)
         ev = runtime.evaluate(pod, self.cluster, filters)
@@ -385,7 +419,7 @@ class Simulator:
                     victims=[v.key for v in result.victims], pdb_violations=result.num_pdb_violations)
         for v in result.victims:
             self._delete_pod(v.key, f"preempted by {pod.key} (priority {pod.spec.priority} > {v.spec.priority})")
-        self._min_prio = None
+        self._reset_priority()
         nominated = replace(pod, nominated_node_name=node)
         self.snap.pods[pod.key] = nominated
         if self.ctrl is not None:
@@ -560,13 +594,15 @@ class Simulator:
             return n
         pods = self._pods_of(ref) if getattr(self, "ctrl", None) is not None else self.snap.pods.values()
         running = [p for p in pods if is_running(p) and owned_by(self.snap, p, ref)]
-        b = room_bound(self.snap, ref, n, preemption=True, cluster=self.cluster, running=running)
+        # counted until the bound holds ``n`` (within): a count it holds needs no whole bound
+        b = room_bound(self.snap, ref, n, preemption=True, cluster=self.cluster, running=running, within=n - slack)
         if n <= b.max_replicas + slack:
             ensure_plannable(self.snap, ref, n, None if as_read else source, running=len(running))
             if before is not None:
                 self.notes.append(f"step {self.step_index}: room freed: {ref} replayed with all its {n:,} replicas again")
                 self._event("uncapped", object=str(ref), reason=f"room freed: replayed with all {n:,} replicas")
             return n
+        # past the bound: every node was counted (room_bound's within), the bound is whole
         cap = b.max_replicas + 1
         self.capped[ref.key] = (ref, n, cap, source, as_read)
         if before is not None and before[2] == cap:

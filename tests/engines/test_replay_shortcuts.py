@@ -1,0 +1,130 @@
+"""The replay's shortcuts answer as the plain computations they stand for.
+
+* ``Simulator._lower_priority_runs`` (preemption's shortcut: is a pod of a lower priority on a
+  node?) stops at the first such pod instead of counting every pod; it must answer as the lowest
+  priority counted in full at the first question after a reset and kept since (a bind lowers it,
+  a deletion leaves it), which the model below recomputes from the pods themselves.
+* ``room_bound(within=n)`` stops counting nodes once the bound holds ``n``: its comparison with
+  ``n`` must be the whole bound's, and a bound that does not hold ``n`` must be the whole one.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from planner.engines.replay import Simulator
+from planner.engines.workloads import WorkloadRef, room_bound
+from planner.snapshot import Snapshot
+from tests.builders import node, pod
+from tests.conftest import SCENARIOS
+
+
+def _snap(rng: random.Random, n_nodes: int = 6, n_pods: int = 30) -> Snapshot:
+    s = Snapshot()
+    for i in range(n_nodes):
+        nd = node(f"n{i}", zone=f"z{i % 2}")
+        s.nodes[nd.name] = nd
+    for j in range(n_pods):
+        p = pod(f"p{j}", node_name=f"n{rng.randrange(n_nodes)}", cpu=10)
+        p = replace(p, spec=replace(p.spec, priority=rng.choice((-5, 0, 0, 3, 10, 100))))
+        s.pods[p.key] = p
+    return s
+
+
+class _Model:
+    """The lowest running priority as the replay kept it before the shortcut: counted in full at
+    the first question after a reset, lowered by binds, left as it is by deletions."""
+
+    def __init__(self) -> None:
+        self.low: int | None = None
+
+    def ask(self, sim: Simulator, priority: int) -> bool:
+        if self.low is None:
+            self.low = min([p.spec.priority for ni in sim.cluster.node_infos for p in ni.pods], default=2**31)
+        return self.low < priority
+
+    def bound(self, priority: int) -> None:
+        if self.low is not None and priority < self.low:
+            self.low = priority
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_lower_priority_runs_answers_as_the_lowest_priority_kept(seed: int) -> None:
+    rng = random.Random(seed)
+    sim = Simulator(_snap(rng), seed=seed)
+    model = _Model()
+    made = 0
+    answers = []
+    for _ in range(60):
+        op = rng.choice(("ask", "ask", "ask", "bind", "delete", "delete", "reset"))
+        if op == "ask":
+            q = rng.choice((-10, -5, 0, 1, 3, 10, 50, 100, 1000))
+            got, want = sim._lower_priority_runs(q), model.ask(sim, q)
+            assert got == want, (seed, q)
+            answers.append(got)
+        elif op == "bind":
+            made += 1
+            p = pod(f"new{made}", cpu=10)
+            p = replace(p, spec=replace(p.spec, priority=rng.choice((-20, -5, 0, 7, 100))))
+            sim.snap.pods[p.key] = p
+            sim._bind(p, f"n{rng.randrange(len(sim.snap.nodes))}")
+            model.bound(p.spec.priority)
+        elif op == "delete":
+            bound = sorted(k for k, p in sim.snap.pods.items() if p.spec.node_name)
+            if bound:
+                sim._delete_pod(rng.choice(bound), "test")
+        else:  # a preemption or a cluster built afresh
+            sim._reset_priority()
+            model.low = None
+    assert answers  # the sequence asked something
+
+
+def test_lower_priority_runs_sees_removed_pods_as_the_kept_value_did() -> None:
+    """The first question stops at a pod below it; the pod with the lowest priority is deleted;
+    a later question at or below the first one counts every pod then, and must still count the
+    deleted pod, as the value kept from the first question did."""
+    s = Snapshot()
+    s.nodes["n0"] = node("n0")
+    for name, prio in (("a", 5), ("b", -7), ("c", 9)):
+        p = pod(name, node_name="n0", cpu=10)
+        s.pods[p.key] = replace(p, spec=replace(p.spec, priority=prio))
+    sim = Simulator(s, seed=0)
+    assert sim._lower_priority_runs(10)  # stops at a (5)
+    sim._delete_pod("default/b", "test")
+    # the kept value was -7 (b ran at the first question): -7 < -1
+    assert sim._lower_priority_runs(-1)
+    assert not sim._lower_priority_runs(-7)
+
+
+def test_room_bound_within_compares_as_the_whole_bound() -> None:
+    checked = 0
+    for snap in _scenario_snaps():
+        checked += _compare_bounds(snap)
+    assert checked
+
+
+def _compare_bounds(snap: Snapshot) -> int:
+    checked = 0
+    for d in sorted(snap.deployments):
+        ns, name = d.split("/", 1)
+        ref = WorkloadRef("Deployment", ns, name)
+        whole = room_bound(snap, ref, 10, preemption=True)
+        for n in sorted({0, 1, whole.max_replicas - 1, whole.max_replicas, whole.max_replicas + 1, whole.max_replicas + 7}):
+            part = room_bound(snap, ref, n, preemption=True, within=n)
+            assert (n <= part.max_replicas) == (n <= whole.max_replicas), (d, n)
+            if n > whole.max_replicas:
+                assert part == replace(whole, asked=n), (d, n)
+            checked += 1
+    return checked
+
+
+def _scenario_snaps():
+    from planner.load import Limits, load_snapshot
+
+    for path in sorted(SCENARIOS.glob("*.yaml")):
+        snap = load_snapshot([str(path)], Limits())
+        if snap.deployments and snap.pods:
+            yield snap
