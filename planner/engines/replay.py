@@ -69,7 +69,7 @@ from planner.scheduler import runtime
 from planner.scheduler.binding import bind_pod
 from planner.scheduler.config import SchedulerConfig
 from planner.scheduler.fastfilter import FastFilter, supports
-from planner.scheduler.framework import ClusterState, JournaledDict
+from planner.scheduler.framework import NO_PRIORITY, ClusterState, JournaledDict
 from planner.scheduler.plugins.defaultpreemption import preemption
 from planner.scheduler.registry import DEFAULT_PROFILE, DEFAULT_SCHEDULER_NAME, Profile
 from planner.snapshot import Snapshot
@@ -244,8 +244,6 @@ class Simulator:
             if self.fast is not None:
                 self.fast.on_delete(pod)
             self.cluster.remove_pod(pod)
-            if self._prio_started and self._min_prio is None and pod.spec.priority < self._prio_removed:
-                self._prio_removed = pod.spec.priority  # see _lower_priority_runs
         self.pending_since.pop(key, None)
         self._seq.pop(key, None)
         self._unbound.pop(key, None)
@@ -352,49 +350,22 @@ class Simulator:
             self.ctrl.pod_changed(bound)
         self.pending_since.pop(pod.key, None)
         self.placements += 1
-        prio = bound.spec.priority
-        if self._min_prio is not None and prio < self._min_prio:
-            self._min_prio = prio
-        if self._prio_seen is not None and prio < self._prio_seen:
-            self._prio_seen = prio
+        if self._min_prio is not None and bound.spec.priority < self._min_prio:
+            self._min_prio = bound.spec.priority
         self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
 
     def _reset_priority(self) -> None:
-        self._min_prio: int | None = None  # the lowest priority, once counted in full
-        self._prio_seen: int | None = None  # a priority no lower than it (a pod's found below one asked)
-        self._prio_started = False  # whether the first question since the reset was asked
-        self._prio_removed = 2**31  # the lowest priority of the pods removed since then
+        self._min_prio: int | None = None  # see _lower_priority_runs
 
     def _lower_priority_runs(self, priority: int) -> bool:
-        """Whether the lowest priority of a pod on a node is below ``priority`` (preemption's
-        shortcut: a pod finds no victim otherwise).  That lowest priority is kept as the replay
-        goes: counted at the first question after a reset, a bind lowers it when it must
-        (_bind), a deletion leaves it a lower bound (at worst a PostFilter that finds nothing),
-        a preemption and a cluster built afresh (_cluster: the steps that add pods some other
-        way) reset it.  The first question stops at the first pod below its ``priority`` (a
-        lowest priority at most that pod's, ``_prio_seen``, answers every question above it); a
-        question at or below that one counts every pod then, with those removed since the
-        first question (which the kept value would still count), so the answers are those of a
-        lowest priority counted at the first question."""
-        if self._min_prio is not None:
-            return self._min_prio < priority
-        if self._prio_seen is not None and self._prio_seen < priority:
-            return True
-        if not self._prio_started:
-            self._prio_started = True
-            lowest = 2**31
-            for ni in self.cluster.node_infos:
-                for p in ni.pods:
-                    q = p.spec.priority
-                    if q < priority:
-                        self._prio_seen = q
-                        return True
-                    if q < lowest:
-                        lowest = q
-            self._min_prio = lowest
-            return lowest < priority
-        lowest = min([p.spec.priority for ni in self.cluster.node_infos for p in ni.pods], default=2**31)
-        self._min_prio = min(lowest, self._prio_removed, self._prio_seen if self._prio_seen is not None else lowest)
+        """Whether a pod of a lower priority than ``priority`` runs on a node (preemption's
+        shortcut: a pod finds no victim otherwise), from the lowest such priority, kept as the
+        replay goes: counted at the first question (from each node's own lowest,
+        NodeInfo.min_priority), a bind lowers it when it must (_bind), a deletion leaves it a
+        lower bound (at worst a PostFilter that finds nothing), a preemption and a cluster built
+        afresh (_cluster: the steps that add pods some other way) count it again."""
+        if self._min_prio is None:
+            self._min_prio = min([ni.min_priority for ni in self.cluster.node_infos], default=NO_PRIORITY)
         return self._min_prio < priority
 
     def _preempt(self, pod: Pod) -> bool:

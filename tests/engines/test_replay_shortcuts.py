@@ -1,9 +1,10 @@
 """The replay's shortcuts answer as the plain computations they stand for.
 
 * ``Simulator._lower_priority_runs`` (preemption's shortcut: is a pod of a lower priority on a
-  node?) stops at the first such pod instead of counting every pod; it must answer as the lowest
-  priority counted in full at the first question after a reset and kept since (a bind lowers it,
-  a deletion leaves it), which the model below recomputes from the pods themselves.
+  node?) reads each node's lowest priority (NodeInfo.min_priority, kept as pods come and go)
+  instead of every pod; it must answer as the lowest priority counted over every pod at the
+  first question after a reset and kept since (a bind lowers it, a deletion leaves it), which the
+  model below recomputes from the pods themselves.
 * ``room_bound(within=n)`` stops counting nodes once the bound holds ``n``: its comparison with
   ``n`` must be the whole bound's, and a bound that does not hold ``n`` must be the whole one.
 """
@@ -17,6 +18,7 @@ import pytest
 
 from planner.engines.replay import Simulator
 from planner.engines.workloads import WorkloadRef, room_bound
+from planner.scheduler.framework import NO_PRIORITY, NodeInfo
 from planner.snapshot import Snapshot
 from tests.builders import node, pod
 from tests.conftest import SCENARIOS
@@ -82,21 +84,44 @@ def test_lower_priority_runs_answers_as_the_lowest_priority_kept(seed: int) -> N
     assert answers  # the sequence asked something
 
 
-def test_lower_priority_runs_sees_removed_pods_as_the_kept_value_did() -> None:
-    """The first question stops at a pod below it; the pod with the lowest priority is deleted;
-    a later question at or below the first one counts every pod then, and must still count the
-    deleted pod, as the value kept from the first question did."""
+def test_lower_priority_runs_counts_pods_deleted_after_the_first_question() -> None:
+    """A deletion leaves the lowest priority kept since the first question as it was."""
     s = Snapshot()
     s.nodes["n0"] = node("n0")
     for name, prio in (("a", 5), ("b", -7), ("c", 9)):
         p = pod(name, node_name="n0", cpu=10)
         s.pods[p.key] = replace(p, spec=replace(p.spec, priority=prio))
     sim = Simulator(s, seed=0)
-    assert sim._lower_priority_runs(10)  # stops at a (5)
+    assert sim._lower_priority_runs(10)
     sim._delete_pod("default/b", "test")
-    # the kept value was -7 (b ran at the first question): -7 < -1
-    assert sim._lower_priority_runs(-1)
+    assert sim._lower_priority_runs(-1)  # b (-7) ran at the first question
     assert not sim._lower_priority_runs(-7)
+    sim._reset_priority()
+    assert not sim._lower_priority_runs(-1)  # counted again: a (5) and c (9)
+
+
+def test_node_info_min_priority_is_the_lowest_of_its_pods() -> None:
+    """NodeInfo.min_priority through adds, removes (of the lowest, of others, of a pod not
+    there) and clones changed on either side."""
+    rng = random.Random(7)
+    infos = [NodeInfo(node("n0"))]
+    made = 0
+    for _ in range(600):
+        ni = rng.choice(infos)
+        op = rng.random()
+        if op < 0.5:
+            made += 1
+            p = pod(f"p{made}", node_name="n0", cpu=1)
+            ni.add_pod(replace(p, spec=replace(p.spec, priority=rng.choice((-3, 0, 0, 2, 2, 1000)))))
+        elif op < 0.9:
+            if ni.pods and rng.random() < 0.9:
+                ni.remove_pod(rng.choice(ni.pods))
+            else:
+                ni.remove_pod(pod("absent", node_name="n0"))
+        elif len(infos) < 6:
+            infos.append(ni.clone())
+        for x in infos:
+            assert x.min_priority == min([q.spec.priority for q in x.pods], default=NO_PRIORITY)
 
 
 def test_room_bound_within_compares_as_the_whole_bound() -> None:
