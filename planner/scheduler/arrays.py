@@ -134,7 +134,7 @@ class ClusterArrays:
         self.nz_mem = np.zeros(n, dtype=np.int64)
         self.last_feasible = None
         self.sel: Any = None
-        self.intolerable: dict[Any, np.ndarray] = {}
+        self.intolerable: dict[Any, tuple[np.ndarray, bool]] = {}  # see plugins/tainttoleration/kernels.py
         self.per_node: dict[Any, list] = {}  # see _per_node
         # every node recounted since the rebuild, in order, and with each the pod appended to it
         # when that was the whole change (None otherwise): see _per_node and _Counts
@@ -321,12 +321,17 @@ def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: n
         from planner.scheduler import scoring  # it imports this module
 
         _scoring = scoring
-    arrays(cluster).known_positions(feasible, idx)
-    total = np.zeros(len(feasible), dtype=np.int64)
-    for _name, s in _scoring._run(pod, cluster, feasible, plugins):
-        if s is not None:
+    arr = arrays(cluster)
+    arr.known_positions(feasible, idx)
+    total = None
+    for _name, s in _scoring._run(pod, cluster, feasible, plugins, (arr, arr.last_idx)):
+        if s is None:
+            continue
+        if total is None:
+            total = s  # each plugin's array is its own (gather: never a view of a cache): summed into
+        else:
             total += s
-    return total
+    return np.zeros(len(feasible), dtype=np.int64) if total is None else total
 
 
 def select_index(total: np.ndarray, rng: random.Random) -> int:

@@ -91,6 +91,11 @@ def _weighted(name: str, scores: Any, weight: int) -> np.ndarray:
     a = np.asarray(scores, dtype=np.int64)
     if not a.size:
         return a
+    # every score in [0, MAX_NODE_SCORE] <=> none above it read as unsigned (a negative int64 is
+    # 2**63 or more as a uint64): one pass; a score out of range is found below, as framework.go
+    # reports it
+    if int(a.view(np.uint64).max()) <= MAX_NODE_SCORE:
+        return a * weight if weight != 1 else a
     hi = int(a.max())
     lo = int(a.min()) if hi <= MAX_NODE_SCORE else MIN_NODE_SCORE
     if hi > MAX_NODE_SCORE or lo < MIN_NODE_SCORE:
@@ -103,17 +108,23 @@ def _weighted(name: str, scores: Any, weight: int) -> np.ndarray:
 
 
 def _run(
-    pod: Pod, cluster: ClusterState, feasible: list[str], plugins: Sequence[ScorePlugin] | None = None
+    pod: Pod, cluster: ClusterState, feasible: list[str], plugins: Sequence[ScorePlugin] | None = None,
+    known: tuple[score_arrays.ClusterArrays, np.ndarray] | None = None,
 ) -> list[tuple[str, np.ndarray | None]]:
     """RunPreScorePlugins + RunScorePlugins: (plugin, weighted scores in ``feasible`` order), or
     (plugin, None) for a plugin whose PreScore returned Skip.  ``plugins``: a profile's score
-    plugins (registry.Profile.scorers), the default profile's when None."""
+    plugins (registry.Profile.scorers), the default profile's when None.  ``known``: the
+    cluster's arrays, just brought up to date, and the positions of ``feasible`` (set with
+    ClusterArrays.known_positions: score_positions)."""
     if plugins is None:
         plugins = PLUGINS
     if not feasible:
         return [(p.name, np.zeros(0, dtype=np.int64)) for p in plugins]
-    arr = score_arrays.arrays(cluster)
-    idx = arr.positions(feasible)
+    if known is not None:
+        arr, idx = known
+    else:
+        arr = score_arrays.arrays(cluster)
+        idx = arr.positions(feasible)
     nodes: list[NodeInfo] | None = None
     out: list[tuple[str, np.ndarray | None]] = []
     for p in plugins:
