@@ -329,13 +329,13 @@ class Simulator:
                     self.pending_since[pod.key] = self.step_index
                     self._event("pending", pod=pod.key)
                 continue
-            feasible: list[str] = self._names[chosen].tolist()
-            if len(feasible) == 1:
-                host = feasible[0]
+            if len(chosen) == 1:
+                host = self._names[chosen[0]]
             else:
-                # scoring.score_nodes and select_host, on arrays (the positions are known)
-                totals = score_arrays.score_positions(pod, self.cluster, feasible, chosen, profile.scorers)
-                host = feasible[score_arrays.select_index(totals, self.rng)]
+                # scoring.score_nodes and select_host, on arrays (the positions are known: the
+                # nodes need no names but the one chosen)
+                totals = score_arrays.score_positions(pod, self.cluster, None, chosen, profile.scorers)
+                host = self._names[chosen[score_arrays.select_index(totals, self.rng)]]
             self._bind(pod, host)
             moved = True
         return moved

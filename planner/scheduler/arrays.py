@@ -226,9 +226,10 @@ class ClusterArrays:
         self.sel = slice(None) if idx.size == self.n and bool((idx == np.arange(self.n)).all()) else idx
         return idx
 
-    def known_positions(self, feasible: list[str], idx: np.ndarray) -> None:
+    def known_positions(self, feasible: list[str] | None, idx: np.ndarray) -> None:
         """The caller knows the positions of ``feasible`` (the replay): positions() need not look
-        them up.  ``idx`` must be the nodes of ``feasible``, in that order."""
+        them up.  ``idx`` must be the nodes of ``feasible``, in that order; ``feasible`` None: the
+        caller has the positions only (positions() then looks its list up again)."""
         self.last_feasible = feasible
         self.last_idx = idx = np.asarray(idx, dtype=np.intp)
         self.sel = slice(None) if idx.size == self.n and bool((idx == np.arange(self.n)).all()) else idx
@@ -312,10 +313,10 @@ def gather(full: np.ndarray, arr: ClusterArrays) -> np.ndarray:
 _scoring: Any = None  # planner.scheduler.scoring, once imported
 
 
-def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: np.ndarray, plugins: Any = None) -> np.ndarray:
+def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str] | None, idx: np.ndarray, plugins: Any = None) -> np.ndarray:
     """planner.scheduler.scoring.score_nodes' totals as an array in ``feasible`` order, for a caller
-    that knows the nodes' positions ``idx`` (the replay); ``plugins``: a profile's score plugins
-    (the default profile's when None)."""
+    that knows the nodes' positions ``idx`` (the replay, which need not name them: ``feasible``
+    None); ``plugins``: a profile's score plugins (the default profile's when None)."""
     global _scoring
     if _scoring is None:
         from planner.scheduler import scoring  # it imports this module
@@ -331,7 +332,7 @@ def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: n
             total = s  # each plugin's array is its own (gather: never a view of a cache): summed into
         else:
             total += s
-    return np.zeros(len(feasible), dtype=np.int64) if total is None else total
+    return np.zeros(len(idx), dtype=np.int64) if total is None else total
 
 
 def select_index(total: np.ndarray, rng: random.Random) -> int:

@@ -108,21 +108,23 @@ def _weighted(name: str, scores: Any, weight: int) -> np.ndarray:
 
 
 def _run(
-    pod: Pod, cluster: ClusterState, feasible: list[str], plugins: Sequence[ScorePlugin] | None = None,
+    pod: Pod, cluster: ClusterState, feasible: list[str] | None, plugins: Sequence[ScorePlugin] | None = None,
     known: tuple[score_arrays.ClusterArrays, np.ndarray] | None = None,
 ) -> list[tuple[str, np.ndarray | None]]:
     """RunPreScorePlugins + RunScorePlugins: (plugin, weighted scores in ``feasible`` order), or
     (plugin, None) for a plugin whose PreScore returned Skip.  ``plugins``: a profile's score
     plugins (registry.Profile.scorers), the default profile's when None.  ``known``: the
-    cluster's arrays, just brought up to date, and the positions of ``feasible`` (set with
-    ClusterArrays.known_positions: score_positions)."""
+    cluster's arrays, just brought up to date, and the positions of the nodes scored (set with
+    ClusterArrays.known_positions: score_positions), which ``feasible`` then need not name (None)."""
     if plugins is None:
         plugins = PLUGINS
-    if not feasible:
+    m = len(known[1]) if known is not None else len(feasible or ())
+    if not m:
         return [(p.name, np.zeros(0, dtype=np.int64)) for p in plugins]
     if known is not None:
         arr, idx = known
     else:
+        assert feasible is not None
         arr = score_arrays.arrays(cluster)
         idx = arr.positions(feasible)
     nodes: list[NodeInfo] | None = None
@@ -134,7 +136,7 @@ def _run(
             out.append((p.name, None if vec is None else _weighted(p.name, vec, p.weight)))
             continue
         if p.name == score_imagelocality.NAME:
-            out.append((p.name, np.zeros(len(feasible), dtype=np.int64)))  # no node images: 0
+            out.append((p.name, np.zeros(m, dtype=np.int64)))  # no node images: 0
             continue
         # NodeAffinity's and InterPodAffinity's PreScore do not look at the node list.
         state = p.pre_score(pod, cluster, nodes if nodes is not None else [])
