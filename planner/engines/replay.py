@@ -45,6 +45,7 @@ from planner.controllers.actions import (
     DeletePod,
     ScaleReplicaSet,
 )
+from planner.controllers.controller_utils import controlled_by
 from planner.controllers.daemon import daemon_pods_for_node, is_host_network
 from planner.controllers.deployment import rollout_complete
 from planner.controllers.disruption import can_evict, preemption_pdbs
@@ -800,6 +801,29 @@ class Simulator:
             out.extend(ix.owned_pods(snap, rs.namespace, "ReplicaSet", rs.name))
         return out
 
+    def _owned(self, ref: WorkloadRef) -> list[Pod]:
+        """The pods owned_by(snap, p, ref) holds for (in no particular order): _pods_of's, with
+        owned_by's checks made once per ReplicaSet (a Deployment's: the ReplicaSet controlled by
+        the Deployment, then each pod by the ReplicaSet) rather than once per pod."""
+        snap = self.snap
+        if self.ctrl is None or not self._controller_owned or ref.kind != "Deployment":
+            return [p for p in self._pods_of(ref) if owned_by(snap, p, ref)]
+        dep = snap.deployments.get(ref.key)
+        if dep is None:
+            return []
+        ix = self.ctrl.index
+        out: list[Pod] = []
+        ns = ref.namespace
+        for rs in ix.owned_replicasets(snap, ns, "Deployment", ref.name):
+            name, uid = rs.name, rs.uid
+            pods = ix.owned_pods(snap, ns, "ReplicaSet", name)
+            if rs.namespace != ns or snap.replicasets.get(f"{ns}/{name}") is not rs:
+                out.extend(p for p in pods if owned_by(snap, p, ref))  # not where owned_by looks it up
+            elif controlled_by(rs.owner, "Deployment", dep.name, dep.uid):
+                # owned_by's ReplicaSet is this one for every pod controlled by it (same namespace and name)
+                out.extend(p for p in pods if p.namespace == ns and controlled_by(p.owner, "ReplicaSet", name, uid))
+        return out
+
     def _zone(self, node_name: str) -> str | None:
         """The zone of a node of the snapshot (None when it has none or is gone), remembered per
         node object."""
@@ -813,8 +837,8 @@ class Simulator:
 
     def zone_counts(self, ref: WorkloadRef) -> dict[str, int]:
         counts = {z: 0 for z in self.snap.zones}
-        for p in self._pods_of(ref):
-            if is_running(p) and owned_by(self.snap, p, ref):
+        for p in self._owned(ref):
+            if is_running(p):
                 z = self._zone(p.spec.node_name)
                 if z is not None:
                     counts[z] = counts.get(z, 0) + 1
@@ -826,9 +850,8 @@ class Simulator:
     def _final_pods(self, watch: list[WorkloadRef]) -> dict[str, dict]:
         pods = {}
         for r in watch:
-            for p in sorted(self._pods_of(r), key=lambda p: p.key):
-                if owned_by(self.snap, p, r):
-                    pods[p.key] = {"node": p.spec.node_name or None, "zone": self._zone(p.spec.node_name), "phase": p.phase, "workload": str(r)}
+            for p in sorted(self._owned(r), key=lambda p: p.key):
+                pods[p.key] = {"node": p.spec.node_name or None, "zone": self._zone(p.spec.node_name), "phase": p.phase, "workload": str(r)}
         return pods
 
     def final(self, watch: list[WorkloadRef]) -> dict:

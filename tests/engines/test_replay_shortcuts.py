@@ -153,3 +153,45 @@ def _scenario_snaps():
         snap = load_snapshot([str(path)], Limits())
         if snap.deployments and snap.pods:
             yield snap
+
+
+def _owned_snapshot() -> Snapshot:
+    """A Deployment with its ReplicaSet, a ReplicaSet naming it with another uid, pods of each,
+    and a pod naming the first ReplicaSet with another uid (every owner a controller: the replay
+    reads its index only then)."""
+    from tests.controllers.world import deployment, replicaset, rs_pods, snapshot
+
+    d = deployment(4)
+    rs = replicaset(d, "v1", 4, 1)
+    stray = replace(replicaset(d, "v0", 2, 0), owner=replace(rs.owner, uid="uid-someone-else"))
+    pods = rs_pods(rs, 3) + rs_pods(stray, 2, first_node=3)
+    first = rs_pods(rs, 1)[0]
+    assert first.owner is not None
+    pods.append(replace(first, name="impostor", uid="u-imp", owner=replace(first.owner, uid="uid-other-rs")))
+    return snapshot(d, rs, stray, pods, nodes=8)
+
+
+def test_owned_pods_are_those_owned_by_holds_for() -> None:
+    """Simulator._owned (owned_by's checks once per ReplicaSet) against owned_by pod by pod, on
+    the snapshot, then after a scale and a rollout, incremental or not."""
+    from planner.engines.replay import Step
+    from planner.engines.workloads import owned_by
+
+    snap = _owned_snapshot()
+    ref = WorkloadRef("Deployment", "default", "web")
+    results = []
+    for incremental in (True, False):
+        sim = Simulator(snap, seed=1, incremental=incremental)
+        if sim.ctrl is not None:
+            sim.ctrl.attach()
+        want = sorted(p.key for p in sim.snap.pods.values() if owned_by(sim.snap, p, ref))
+        assert sorted(p.key for p in sim._owned(ref)) == want
+        assert "default/impostor" not in want and want
+        assert sim.ctrl is None or sim._controller_owned  # the index path
+        if sim.ctrl is not None:
+            sim.ctrl.detach()
+        results.append(Simulator(snap, seed=1, incremental=incremental).run(
+            [Step("scale", {"ref": ref, "workload": str(ref), "replicas": 6}),
+             Step("rollout", {"ref": ref, "workload": str(ref), "image": "v2"})], [ref]))
+    assert results[0] == results[1]
+    assert results[0]["final"]["pods"]
