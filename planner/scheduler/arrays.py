@@ -199,7 +199,15 @@ class ClusterArrays:
         nz_cpu, nz_mem, rq_cpu, rq_mem = self.nz_cpu, self.nz_mem, self.req_cpu, self.req_mem
         infos = self.infos
         assert infos is not None
-        for i in todo:
+        if len(todo) > 64:  # many nodes (every one after a rebuild): each sum in one pass
+            at = np.array(todo, dtype=np.intp)
+            nis = [infos[i] for i in todo]
+            k = len(nis)
+            nz_cpu[at] = np.fromiter((min(ni.nonzero_cpu, _INT64_MAX) for ni in nis), dtype=np.int64, count=k)
+            nz_mem[at] = np.fromiter((min(ni.nonzero_mem, _INT64_MAX) for ni in nis), dtype=np.int64, count=k)
+            rq_cpu[at] = np.fromiter((min(ni.requested.get(CPU, 0), _INT64_MAX) for ni in nis), dtype=np.int64, count=k)
+            rq_mem[at] = np.fromiter((min(ni.requested.get(MEMORY, 0), _INT64_MAX) for ni in nis), dtype=np.int64, count=k)
+        for i in todo if len(todo) <= 64 else ():
             ni = infos[i]
             req = ni.requested
             # saturated: a node's requests may sum past int64 (the kernels score such a node from
