@@ -195,3 +195,65 @@ def test_owned_pods_are_those_owned_by_holds_for() -> None:
              Step("rollout", {"ref": ref, "workload": str(ref), "image": "v2"})], [ref]))
     assert results[0] == results[1]
     assert results[0]["final"]["pods"]
+
+
+def _nodes_to_score_at_once(sim: Simulator, positions, percentage: int):
+    """schedule_one.go findNodesThatPassFilters on the whole list of feasible positions (the
+    replay's computation before it asked for the nodes a stretch at a time)."""
+    import numpy as np
+
+    from planner.engines.replay import num_feasible_nodes_to_find
+
+    n = len(sim.cluster.node_infos)
+    if not len(positions):
+        return positions
+    want = num_feasible_nodes_to_find(n, percentage)
+    if want >= n:
+        return positions
+    start = sim.next_start
+    cut = int(np.searchsorted(positions, start))
+    tail = len(positions) - cut
+    if tail >= want:
+        chosen = positions[cut:cut + want]
+    else:
+        chosen = np.concatenate((positions[cut:], positions[:min(cut, want - tail)]))
+    processed = ((int(chosen[-1]) - start) % n) + 1 if len(chosen) == want else n
+    sim.next_start = (start + processed) % n
+    return chosen
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_nodes_to_score_a_stretch_at_a_time_as_at_once(seed: int) -> None:
+    """The nodes chosen and the next start when the feasible nodes are asked for a stretch at a
+    time, against the whole list at once, for feasible sets dense and sparse, empty and full."""
+    from functools import partial
+
+    import numpy as np
+
+    from planner.engines.replay import _within
+
+    rng = random.Random(seed)
+    s = Snapshot()
+    n = rng.choice((3, 100, 101, 250, 700, 1000))
+    for i in range(n):
+        nd = node(f"n{i:04d}")
+        s.nodes[nd.name] = nd
+    a, b = Simulator(s, seed=0), Simulator(s, seed=0)
+    asked: list[tuple[int, int]] = []
+
+    def spy(positions, lo, hi):
+        asked.append((lo, hi))
+        return _within(positions, lo, hi)
+
+    for _ in range(25):
+        density = rng.choice((0.0, 0.01, 0.1, 0.5, 0.95, 1.0))
+        positions = np.array(sorted(i for i in range(n) if rng.random() < density), dtype=np.int64)
+        pct = rng.choice((0, 0, 10, 50, 100))
+        start = rng.randrange(n)
+        a.next_start = b.next_start = start
+        got = a._nodes_to_score(partial(spy, positions), pct)
+        want = _nodes_to_score_at_once(b, positions, pct)
+        assert got.tolist() == want.tolist(), (n, density, pct, start)
+        assert a.next_start == b.next_start
+    if n > 200:  # fewer nodes are all scored (numFeasibleNodesToFind: at least 100)
+        assert any(hi - lo < n for lo, hi in asked)  # stretches, not only the whole
