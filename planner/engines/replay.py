@@ -32,7 +32,6 @@ import gc
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -129,8 +128,6 @@ class Step:
 
 
 class Simulator:
-    _min_prio: int | None  # the lowest priority of a pod on a node, once counted (_lower_priority_runs)
-
     def __init__(
         self,
         snap: Snapshot,
@@ -318,20 +315,13 @@ class Simulator:
         moved = False
         for pod in self._queue():
             profile = self._profiles[pod.spec.scheduler_name]
-            fast = self.fast
-            feasible_in: Callable[[int, int], np.ndarray]
-            if fast is not None and profile.default_filters and supports(pod) and fast.windowed(pod):
-                # the filters on the nodes examined only (FastFilter.feasible_window)
-                feasible_in = partial(fast.feasible_window, pod)
+            if self.fast is not None and profile.default_filters and supports(pod):
+                positions = self.fast.feasible_positions(pod)
             else:
-                if fast is not None and profile.default_filters and supports(pod):
-                    positions = fast.feasible_positions(pod)
-                else:
-                    # a profile whose filters differ from the default's: the filter plugins themselves
-                    names = runtime.feasible_nodes(pod, self.cluster, profile.filters)
-                    positions = np.array([self.pos[n] for n in names], dtype=np.int64)
-                feasible_in = partial(_within, positions)
-            chosen = self._nodes_to_score(feasible_in, profile.percentage_of_nodes_to_score)
+                # a profile whose filters differ from the default's: the filter plugins themselves
+                names = runtime.feasible_nodes(pod, self.cluster, profile.filters)
+                positions = np.array([self.pos[n] for n in names], dtype=np.int64)
+            chosen = self._nodes_to_score(positions, profile.percentage_of_nodes_to_score)
             if not len(chosen):
                 if self._preempt(pod):
                     moved = True
@@ -366,7 +356,7 @@ class Simulator:
         self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
 
     def _reset_priority(self) -> None:
-        self._min_prio = None  # see _lower_priority_runs
+        self._min_prio: int | None = None  # see _lower_priority_runs
 
     def _lower_priority_runs(self, priority: int) -> bool:
         """Whether a pod of a lower priority than ``priority`` runs on a node (preemption's
@@ -417,33 +407,26 @@ class Simulator:
             return None
         return prof.filters
 
-    def _nodes_to_score(self, feasible_in: Callable[[int, int], np.ndarray], percentage: int = 0) -> np.ndarray:
+    def _nodes_to_score(self, positions: np.ndarray, percentage: int = 0) -> np.ndarray:
         """schedule_one.go findNodesThatPassFilters: nodes are examined from nextStartNodeIndex and
         the search stops once numFeasibleNodesToFind nodes passed (adaptive percentage: 50% minus
         1% per 125 nodes, at least 5%, at least 100 nodes); the next pod starts where it stopped.
-        ``feasible_in(lo, hi)``: the feasible nodes' positions in [lo, hi), ascending; returns the
-        positions of the nodes to score, in the order they were found.  The nodes are asked for
-        a stretch at a time, from nextStartNodeIndex on, until enough passed (a stretch of half
-        as many again as wanted first, then twice the last)."""
+        ``positions``: the feasible nodes' positions, ascending; returns the positions of the nodes
+        to score, in the order they were found."""
         n = len(self.cluster.node_infos)
+        if not len(positions):
+            return positions  # every node examined: nextStartNodeIndex moves a full turn
         want = num_feasible_nodes_to_find(n, percentage)
         if want >= n:
-            return feasible_in(0, n)  # every node, in order; nextStartNodeIndex moves a full turn
+            return positions
         start = self.next_start
-        found: list[np.ndarray] = []
-        count = 0
-        lo, left, size = start, n, want + want // 2
-        while left and count < want:
-            hi = min(n, lo + min(size, left))
-            got = feasible_in(lo, hi)
-            found.append(got)
-            count += len(got)
-            left -= hi - lo
-            lo = hi % n
-            size *= 2
-        if not count:
-            return np.zeros(0, dtype=np.int64)  # every node examined: nextStartNodeIndex moves a full turn
-        chosen = (found[0] if len(found) == 1 else np.concatenate(found))[:want]
+        cut = int(np.searchsorted(positions, start))
+        # the first ``want`` of positions[cut:] + positions[:cut]
+        tail = len(positions) - cut
+        if tail >= want:
+            chosen = positions[cut:cut + want]
+        else:
+            chosen = np.concatenate((positions[cut:], positions[:min(cut, want - tail)]))
         processed = ((int(chosen[-1]) - start) % n) + 1 if len(chosen) == want else n
         self.next_start = (start + processed) % n
         return chosen
@@ -877,11 +860,6 @@ class Simulator:
             "zones": {str(r): self.zone_counts(r) for r in watch},
             "claims": sorted(k for k in self.snap.pvcs),
         }
-
-
-def _within(positions: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """The positions (ascending) in [lo, hi)."""
-    return positions[int(np.searchsorted(positions, lo)):int(np.searchsorted(positions, hi))]
 
 
 def _skew(counts: dict[str, int]) -> int:

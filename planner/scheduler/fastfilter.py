@@ -224,24 +224,6 @@ class FastFilter:
         """Node positions (in cluster order) that pass every filter."""
         return np.flatnonzero(self.feasible_mask(pod))
 
-    def windowed(self, pod: Pod) -> bool:
-        """Whether feasible_window answers for ``pod``: every filter it needs is a vectorised one
-        whose answer for a node is the node's own (not for pods with claims or required pod
-        affinity, whose plugins run on the nodes left)."""
-        aff = pod.spec.affinity
-        return not pod.spec.volumes and not (aff is not None and aff.pod_affinity_required)
-
-    def feasible_window(self, pod: Pod, lo: int, hi: int) -> np.ndarray:
-        """feasible_positions(pod) within [lo, hi), for a pod windowed(pod) holds for: the same
-        filters on those nodes only (a caller that needs the first feasible nodes from some node
-        on looks at no more nodes than it takes)."""
-        window = slice(lo, hi)
-        mask = self._static_mask(pod)[window] & noderesources_kernels.resources_mask(self, pod)[window]
-        mask = podtopologyspread_kernels.filter_mask(self, pod, mask, window)
-        mask = interpodaffinity_kernels.filter_mask(self, pod, mask, window)
-        pos = np.flatnonzero(mask)
-        return pos + lo if lo else pos
-
     def feasible_mask(self, pod: Pod) -> np.ndarray:
         mask = self._static_mask(pod) & noderesources_kernels.resources_mask(self, pod)
         if not mask.any():

@@ -122,33 +122,3 @@ def test_volume_classes_follow_the_journal_of_the_volumes():
             classes, _ = ff._volume_class_ids()
             assert classes == volume_classes(cluster) == [[0], [1], [2]]
             assert ff._volume_class_ids()[0] is classes  # nothing written since: kept
-
-
-@settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(scenarios())
-def test_feasible_window_equals_the_whole_mask(sc):
-    """FastFilter.feasible_window (the filters on a stretch of nodes) answers, for every stretch,
-    what feasible_positions answers there and what the plugins answer, as pods are bound."""
-    import numpy as np
-
-    cluster, pods, _ = sc.problem()
-    fast = FastFilter(cluster)
-    n = len(cluster.node_infos)
-    names = [ni.name for ni in cluster.node_infos]
-    cuts = sorted({0, n, n // 3, n // 2, max(0, n - 1), min(n, 1)})
-    windowed = 0
-    for pod in pods:
-        want = feasible_nodes(pod, cluster)
-        if supports(pod) and fast.windowed(pod):
-            windowed += 1
-            whole = fast.feasible_positions(pod)
-            assert [names[i] for i in whole] == want, pod.key
-            for lo in cuts:
-                for hi in cuts:
-                    if lo <= hi:
-                        got = fast.feasible_window(pod, lo, hi)
-                        assert got.tolist() == whole[(whole >= lo) & (whole < hi)].tolist(), (pod.key, lo, hi)
-            assert np.array_equal(fast.feasible_window(pod, 0, n), whole)
-        if want:
-            bound = bind_pod(cluster, pod, want[0])
-            fast.on_bind(bound)

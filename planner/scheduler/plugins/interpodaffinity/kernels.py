@@ -42,10 +42,7 @@ def anti_add(ff: FastFilter, pod: Pod, i: int, sign: int) -> None:
 # ------------------------------------------------------------------ arrays
 
 
-def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray, window: slice | None = None) -> np.ndarray:
-    # ``window``: ``mask`` is the nodes of that slice of the cluster's only (each node's answer is
-    # its own: what blocks it is counted over the whole cluster)
-    every = slice(None) if window is None else window
+def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray) -> np.ndarray:
     # existing pods' required anti-affinity terms that match the incoming pod: a term matches
     # by the pod's namespace (and its labels) and labels, so the matching terms are found once
     # per (namespace, labels), and the nodes they block are kept until a count changes; the pod
@@ -77,14 +74,14 @@ def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray, window: slice | None
             blocked = b if blocked is None else (blocked | b)
         c[2], c[3] = ff.anti_version, blocked
     if c[3] is not None:
-        mask = mask & ~c[3][every]
+        mask = mask & ~c[3]
     aff = pod.spec.affinity
     if aff is None:
         return mask
     for raw in aff.pod_anti_affinity_required:
         term = ipa.AffinityTerm.of(pod, raw)
         per_node = ff._count(("term", term.namespaces, term.namespace_selector, term.selector))
-        mask = mask & ~_blocked(ff, term.topology_key, per_node)[every]
+        mask = mask & ~_blocked(ff, term.topology_key, per_node)
     return mask
 
 

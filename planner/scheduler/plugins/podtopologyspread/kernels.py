@@ -251,14 +251,11 @@ def _spread_checks(ff: FastFilter, pod: Pod) -> list[SpreadCheck]:
     return checks
 
 
-def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray, window: slice | None = None) -> np.ndarray:
+def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray) -> np.ndarray:
     """filtering.go Filter: per constraint, the matching pods of the eligible nodes summed per
     domain (kept current by _update), the global minimum over the eligible domains, and
     'existing matching num' + 'if ff-match (1 or 0)' - 'global minimum' <= 'maxSkew' per
-    node; a node missing the topology key is rejected.  ``window``: ``mask`` is the nodes of
-    that slice of the cluster's only (each node's answer is its own: the domains' counts are
-    the whole cluster's)."""
-    every = slice(None) if window is None else window
+    node; a node missing the topology key is rejected."""
     for chk in _spread_checks(ff, pod):
         c = chk.constraint
         dc = chk.domain_counts
@@ -275,7 +272,7 @@ def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray, window: slice | None
             allowed = chk.allowed.get(pattern)
             if allowed is None:
                 allowed = chk.allowed[pattern] = np.array((*pattern, False), dtype=bool)[chk.lut_codes]
-            mask = mask & allowed[every]
+            mask = mask & allowed
             continue
         if n_domains < c.min_domains:
             gmin = 0
@@ -283,7 +280,7 @@ def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray, window: slice | None
             gmin = int(dc[chk.present].min()) if n_domains else filtering.MAX_INT32
         # one entry per domain, and False for the nodes without the key
         ok = np.append(dc + c.self_match - gmin <= c.max_skew, False)
-        mask = mask & ok[chk.lut_codes[every]]
+        mask = mask & ok[chk.lut_codes]
     return mask
 
 
