@@ -128,6 +128,8 @@ class Step:
 
 
 class Simulator:
+    _min_prio: int | None  # the lowest priority of a pod on a node, once counted (_lower_priority_runs)
+
     def __init__(
         self,
         snap: Snapshot,
@@ -356,7 +358,7 @@ class Simulator:
         self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
 
     def _reset_priority(self) -> None:
-        self._min_prio: int | None = None  # see _lower_priority_runs
+        self._min_prio = None  # see _lower_priority_runs
 
     def _lower_priority_runs(self, priority: int) -> bool:
         """Whether a pod of a lower priority than ``priority`` runs on a node (preemption's
