@@ -207,15 +207,16 @@ class ClusterArrays:
             nz_mem[at] = np.fromiter((min(ni.nonzero_mem, _INT64_MAX) for ni in nis), dtype=np.int64, count=k)
             rq_cpu[at] = np.fromiter((min(ni.requested.get(CPU, 0), _INT64_MAX) for ni in nis), dtype=np.int64, count=k)
             rq_mem[at] = np.fromiter((min(ni.requested.get(MEMORY, 0), _INT64_MAX) for ni in nis), dtype=np.int64, count=k)
-        for i in todo if len(todo) <= 64 else ():
-            ni = infos[i]
-            req = ni.requested
-            # saturated: a node's requests may sum past int64 (the kernels score such a node from
-            # the NodeInfo's exact sums)
-            nz_cpu[i] = min(ni.nonzero_cpu, _INT64_MAX)
-            nz_mem[i] = min(ni.nonzero_mem, _INT64_MAX)
-            rq_cpu[i] = min(req.get(CPU, 0), _INT64_MAX)  # NodeInfo.Requested
-            rq_mem[i] = min(req.get(MEMORY, 0), _INT64_MAX)
+        else:
+            for i in todo:
+                ni = infos[i]
+                req = ni.requested
+                # saturated: a node's requests may sum past int64 (the kernels score such a node
+                # from the NodeInfo's exact sums)
+                nz_cpu[i] = min(ni.nonzero_cpu, _INT64_MAX)
+                nz_mem[i] = min(ni.nonzero_mem, _INT64_MAX)
+                rq_cpu[i] = min(req.get(CPU, 0), _INT64_MAX)  # NodeInfo.Requested
+                rq_mem[i] = min(req.get(MEMORY, 0), _INT64_MAX)
         self.changes.extend(todo)
         self.change_pods.extend(added.get(i) for i in todo)
 

@@ -55,9 +55,10 @@ class Status:
 # (memory) request (planner/scheduler/plugins/noderesources/resource_allocation.py, which documents the
 # approximation).
 DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
 # NodeInfo.min_priority of a node without pods: above every priority (an int32)
 NO_PRIORITY = 2**31
-DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
 
 class NodeInfo:
