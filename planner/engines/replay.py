@@ -45,6 +45,7 @@ from planner.controllers.actions import (
     DeletePod,
     ScaleReplicaSet,
 )
+from planner.controllers.controller_utils import controlled_by
 from planner.controllers.daemon import TAINT_NODE_UNSCHEDULABLE, daemon_pods_for_node, is_host_network
 from planner.controllers.deployment import rollout_complete
 from planner.controllers.disruption import can_evict, preemption_pdbs
@@ -69,7 +70,7 @@ from planner.scheduler import runtime
 from planner.scheduler.binding import bind_pod
 from planner.scheduler.config import SchedulerConfig
 from planner.scheduler.fastfilter import FastFilter, supports
-from planner.scheduler.framework import ClusterState, JournaledDict
+from planner.scheduler.framework import NO_PRIORITY, ClusterState, JournaledDict
 from planner.scheduler.plugins.defaultpreemption import preemption
 from planner.scheduler.plugins.schedulinggates import preenqueue as schedulinggates
 from planner.scheduler.registry import DEFAULT_PROFILE, DEFAULT_SCHEDULER_NAME, Profile
@@ -128,6 +129,8 @@ class Step:
 
 
 class Simulator:
+    _min_prio: int | None  # the lowest priority of a pod on a node, once counted (_lower_priority_runs)
+
     def __init__(
         self,
         snap: Snapshot,
@@ -203,7 +206,7 @@ class Simulator:
         self.progress = progress
         self.pending_since: dict[str, int] = {}
         self.placements = 0
-        self._min_prio: int | None = None  # see _min_priority
+        self._reset_priority()  # see _lower_priority_runs
 
     # ------------------------------------------------------------------ world
 
@@ -219,7 +222,7 @@ class Simulator:
             cs.csinodes = dict(self.snap.csinodes)
         else:
             cs = ClusterState.from_snapshot(self.snap, share_volumes=True)
-        self._min_prio = None  # see _min_priority
+        self._reset_priority()  # see _lower_priority_runs
         if self.incremental:
             cs.track()  # every change below goes through own() / set_node(): the score caches read the journal
         self.fast = FastFilter(cs) if self.use_fast else None
@@ -338,13 +341,13 @@ class Simulator:
                     self.pending_since[pod.key] = self.step_index
                     self._event("pending", pod=pod.key)
                 continue
-            feasible: list[str] = self._names[chosen].tolist()
-            if len(feasible) == 1:
-                host = feasible[0]
+            if len(chosen) == 1:
+                host = self._names[chosen[0]]
             else:
-                # scoring.score_nodes and select_host, on arrays (the positions are known)
-                totals = score_arrays.score_positions(pod, self.cluster, feasible, chosen, profile.scorers)
-                host = feasible[score_arrays.select_index(totals, self.rng)]
+                # scoring.score_nodes and select_host, on arrays (the positions are known: the
+                # nodes need no names but the one chosen)
+                totals = score_arrays.score_positions(pod, self.cluster, None, chosen, profile.scorers)
+                host = self._names[chosen[score_arrays.select_index(totals, self.rng)]]
             self._bind(pod, host)
             moved = True
         return moved
@@ -363,14 +366,19 @@ class Simulator:
             self._min_prio = bound.spec.priority
         self._event("scheduled", pod=pod.key, node=host, zone=self._zone(host))
 
-    def _min_priority(self) -> int:
-        """The lowest priority of a pod on a node, kept as the replay goes: a bind lowers it when
-        it must (_bind), a deletion leaves it a lower bound (at worst a PostFilter that finds
-        nothing), a preemption and a cluster built afresh (_cluster: the steps that add pods
-        some other way) start it afresh."""
+    def _reset_priority(self) -> None:
+        self._min_prio = None  # see _lower_priority_runs
+
+    def _lower_priority_runs(self, priority: int) -> bool:
+        """Whether a pod of a lower priority than ``priority`` runs on a node (preemption's
+        shortcut: a pod finds no victim otherwise), from the lowest such priority, kept as the
+        replay goes: counted at the first question (from each node's own lowest,
+        NodeInfo.min_priority), a bind lowers it when it must (_bind), a deletion leaves it a
+        lower bound (at worst a PostFilter that finds nothing), a preemption and a cluster built
+        afresh (_cluster: the steps that add pods some other way) count it again."""
         if self._min_prio is None:
-            self._min_prio = min([p.spec.priority for ni in self.cluster.node_infos for p in ni.pods], default=2**31)
-        return self._min_prio
+            self._min_prio = min([ni.min_priority for ni in self.cluster.node_infos], default=NO_PRIORITY)
+        return self._min_prio < priority
 
     def _preempt(self, pod: Pod) -> bool:
         """DefaultPreemption's PostFilter for a pod no node fits (planner/scheduler/plugins/
@@ -380,7 +388,7 @@ class Simulator:
         next cycle for it (schedule_one.go evaluateNominatedNode: the nominated node is tried
         first, and taken without scoring when it passes the filters).  A pod never preempts pods
         of its own or a higher priority, so preemption cannot loop."""
-        if not preemption.may_preempt(pod.spec) or pod.spec.priority <= self._min_priority():
+        if not preemption.may_preempt(pod.spec) or not self._lower_priority_runs(pod.spec.priority):
             return False
         filters = self._filters(pod)
         ev = runtime.evaluate(pod, self.cluster, filters)
@@ -394,7 +402,7 @@ class Simulator:
                     victims=[v.key for v in result.victims], pdb_violations=result.num_pdb_violations)
         for v in result.victims:
             self._delete_pod(v.key, f"preempted by {pod.key} (priority {pod.spec.priority} > {v.spec.priority})")
-        self._min_prio = None
+        self._reset_priority()
         nominated = replace(pod, nominated_node_name=node)
         self.snap.pods[pod.key] = nominated
         if self.ctrl is not None:
@@ -585,13 +593,15 @@ class Simulator:
             return n
         pods = self._pods_of(ref) if getattr(self, "ctrl", None) is not None else self.snap.pods.values()
         running = [p for p in pods if is_running(p) and owned_by(self.snap, p, ref)]
-        b = room_bound(self.snap, ref, n, preemption=True, cluster=self.cluster, running=running)
+        # counted until the bound holds ``n`` (within): a count it holds needs no whole bound
+        b = room_bound(self.snap, ref, n, preemption=True, cluster=self.cluster, running=running, within=n - slack)
         if n <= b.max_replicas + slack:
             ensure_plannable(self.snap, ref, n, None if as_read else source, running=len(running))
             if before is not None:
                 self.notes.append(f"step {self.step_index}: room freed: {ref} replayed with all its {n:,} replicas again")
                 self._event("uncapped", object=str(ref), reason=f"room freed: replayed with all {n:,} replicas")
             return n
+        # past the bound: every node was counted (room_bound's within), the bound is whole
         cap = b.max_replicas + 1
         self.capped[ref.key] = (ref, n, cap, source, as_read)
         if before is not None and before[2] == cap:
@@ -821,6 +831,29 @@ class Simulator:
             out.extend(ix.owned_pods(snap, rs.namespace, "ReplicaSet", rs.name))
         return out
 
+    def _owned(self, ref: WorkloadRef) -> list[Pod]:
+        """The pods owned_by(snap, p, ref) holds for (in no particular order): _pods_of's, with
+        owned_by's checks made once per ReplicaSet (a Deployment's: the ReplicaSet controlled by
+        the Deployment, then each pod by the ReplicaSet) rather than once per pod."""
+        snap = self.snap
+        if self.ctrl is None or not self._controller_owned or ref.kind != "Deployment":
+            return [p for p in self._pods_of(ref) if owned_by(snap, p, ref)]
+        dep = snap.deployments.get(ref.key)
+        if dep is None:
+            return []
+        ix = self.ctrl.index
+        out: list[Pod] = []
+        ns = ref.namespace
+        for rs in ix.owned_replicasets(snap, ns, "Deployment", ref.name):
+            name, uid = rs.name, rs.uid
+            pods = ix.owned_pods(snap, ns, "ReplicaSet", name)
+            if rs.namespace != ns or snap.replicasets.get(f"{ns}/{name}") is not rs:
+                out.extend(p for p in pods if owned_by(snap, p, ref))  # not where owned_by looks it up
+            elif controlled_by(rs.owner, "Deployment", dep.name, dep.uid):
+                # owned_by's ReplicaSet is this one for every pod controlled by it (same namespace and name)
+                out.extend(p for p in pods if p.namespace == ns and controlled_by(p.owner, "ReplicaSet", name, uid))
+        return out
+
     def _zone(self, node_name: str) -> str | None:
         """The zone of a node of the snapshot (None when it has none or is gone), remembered per
         node object."""
@@ -834,8 +867,8 @@ class Simulator:
 
     def zone_counts(self, ref: WorkloadRef) -> dict[str, int]:
         counts = {z: 0 for z in self.snap.zones}
-        for p in self._pods_of(ref):
-            if is_running(p) and owned_by(self.snap, p, ref):
+        for p in self._owned(ref):
+            if is_running(p):
                 z = self._zone(p.spec.node_name)
                 if z is not None:
                     counts[z] = counts.get(z, 0) + 1
@@ -847,9 +880,8 @@ class Simulator:
     def _final_pods(self, watch: list[WorkloadRef]) -> dict[str, dict]:
         pods = {}
         for r in watch:
-            for p in sorted(self._pods_of(r), key=lambda p: p.key):
-                if owned_by(self.snap, p, r):
-                    pods[p.key] = {"node": p.spec.node_name or None, "zone": self._zone(p.spec.node_name), "phase": p.phase, "workload": str(r)}
+            for p in sorted(self._owned(r), key=lambda p: p.key):
+                pods[p.key] = {"node": p.spec.node_name or None, "zone": self._zone(p.spec.node_name), "phase": p.phase, "workload": str(r)}
         return pods
 
     def final(self, watch: list[WorkloadRef]) -> dict:

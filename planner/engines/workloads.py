@@ -376,6 +376,7 @@ def room_bound(
     cluster: ClusterState | None = None,
     running: list[Pod] | None = None,
     enabled: frozenset[str] | None = None,
+    within: int | None = None,
 ) -> RoomBound:
     """RoomBound for ``replicas`` of ``ref`` on ``cluster`` (default: the snapshot's), in one pass
     over the nodes.  ``preemption``: pods of a lower priority than the template's (which
@@ -383,7 +384,10 @@ def room_bound(
     free, as the replay may evict them.  ``running``: the workload's running pods, when the caller
     (the replay) knows them.  ``enabled``: the profile's filter plugins by name (None: the
     default profile's); a node filter it disables (TaintToleration, NodeAffinity,
-    NodeUnschedulable) rules no node out."""
+    NodeUnschedulable) rules no node out.  ``within``: the caller asks only whether
+    ``max_replicas >= within``: the nodes are counted until that holds, and the RoomBound returned
+    is then partial (its ``more`` at least what the answer needs, its nodes those looked at): good
+    for that comparison only; when it does not hold, every node was counted and the bound is whole."""
     from planner.priority import resolve_spec
 
     obj = find_workload(snap, ref)
@@ -399,7 +403,8 @@ def room_bound(
             o = get_ordinal(obj, p)
             if not lo <= o < hi:
                 freed.setdefault(p.spec.node_name, []).append(p)
-    more, alone, nodes, excluded, evicting = room_for(spec, cluster, freed, preemption, enabled)
+    enough = None if within is None else within - len(owned)
+    more, alone, nodes, excluded, evicting = room_for(spec, cluster, freed, preemption, enabled, enough=enough)
     return RoomBound(ref, replicas, len(owned), more, alone, nodes, excluded, evicting)
 
 
@@ -439,13 +444,15 @@ def room_for(
     preemption: bool = False,
     enabled: frozenset[str] | None = None,
     per_node: dict[str, tuple[bool, int, str]] | None = None,
+    enough: int | None = None,
 ) -> tuple[int, dict[str, int], list[str], list[str], bool]:
     """The most more pods of ``spec`` the nodes of ``cluster`` have room for (RoomBound's
     arithmetic): ``(more, alone, nodes counted, nodes excluded, lower-priority pods counted as
     evictable)``.  ``freed``: node -> pods whose room counts as free; ``enabled``: as
     room_bound's.  ``per_node``, when given, is filled with node -> (counted, more pods, what
     limits them: "pod slots" or a resource; for an excluded node False, 0 and static_exclusion's
-    reason)."""
+    reason).  ``enough``: stop once ``more`` reaches it (the nodes after are not looked at: every
+    figure returned is then partial, ``more`` a lower bound of the whole that is at least ``enough``)."""
     from planner.scheduler.plugins.defaultpreemption.preemption import may_preempt, victims_of
     from planner.scheduler.plugins.noderesources.fit import is_scalar_resource_name
 
@@ -459,6 +466,8 @@ def room_for(
     nodes: list[str] = []
     excluded: list[str] = []
     for ni in cluster.node_infos:
+        if enough is not None and more >= enough:
+            break
         node = ni.node
         why = static_exclusion(spec, node, cordon_ok, enabled)
         if why is not None:

@@ -134,7 +134,7 @@ class ClusterArrays:
         self.nz_mem = np.zeros(n, dtype=np.int64)
         self.last_feasible = None
         self.sel: Any = None
-        self.intolerable: dict[Any, np.ndarray] = {}
+        self.intolerable: dict[Any, tuple[np.ndarray, bool]] = {}  # see plugins/tainttoleration/kernels.py
         self.per_node: dict[Any, list] = {}  # see _per_node
         # every node recounted since the rebuild, in order, and with each the pod appended to it
         # when that was the whole change (None otherwise): see _per_node and _Counts
@@ -199,15 +199,24 @@ class ClusterArrays:
         nz_cpu, nz_mem, rq_cpu, rq_mem = self.nz_cpu, self.nz_mem, self.req_cpu, self.req_mem
         infos = self.infos
         assert infos is not None
-        for i in todo:
-            ni = infos[i]
-            req = ni.requested
-            # saturated: a node's requests may sum past int64 (the kernels score such a node from
-            # the NodeInfo's exact sums)
-            nz_cpu[i] = min(ni.nonzero_cpu, _INT64_MAX)
-            nz_mem[i] = min(ni.nonzero_mem, _INT64_MAX)
-            rq_cpu[i] = min(req.get(CPU, 0), _INT64_MAX)  # NodeInfo.Requested
-            rq_mem[i] = min(req.get(MEMORY, 0), _INT64_MAX)
+        if len(todo) > 64:  # many nodes (every one after a rebuild): each sum in one pass
+            at = np.array(todo, dtype=np.intp)
+            nis = [infos[i] for i in todo]
+            k = len(nis)
+            nz_cpu[at] = np.fromiter((min(ni.nonzero_cpu, _INT64_MAX) for ni in nis), dtype=np.int64, count=k)
+            nz_mem[at] = np.fromiter((min(ni.nonzero_mem, _INT64_MAX) for ni in nis), dtype=np.int64, count=k)
+            rq_cpu[at] = np.fromiter((min(ni.requested.get(CPU, 0), _INT64_MAX) for ni in nis), dtype=np.int64, count=k)
+            rq_mem[at] = np.fromiter((min(ni.requested.get(MEMORY, 0), _INT64_MAX) for ni in nis), dtype=np.int64, count=k)
+        else:
+            for i in todo:
+                ni = infos[i]
+                req = ni.requested
+                # saturated: a node's requests may sum past int64 (the kernels score such a node
+                # from the NodeInfo's exact sums)
+                nz_cpu[i] = min(ni.nonzero_cpu, _INT64_MAX)
+                nz_mem[i] = min(ni.nonzero_mem, _INT64_MAX)
+                rq_cpu[i] = min(req.get(CPU, 0), _INT64_MAX)  # NodeInfo.Requested
+                rq_mem[i] = min(req.get(MEMORY, 0), _INT64_MAX)
         self.changes.extend(todo)
         self.change_pods.extend(added.get(i) for i in todo)
 
@@ -226,9 +235,10 @@ class ClusterArrays:
         self.sel = slice(None) if idx.size == self.n and bool((idx == np.arange(self.n)).all()) else idx
         return idx
 
-    def known_positions(self, feasible: list[str], idx: np.ndarray) -> None:
+    def known_positions(self, feasible: list[str] | None, idx: np.ndarray) -> None:
         """The caller knows the positions of ``feasible`` (the replay): positions() need not look
-        them up.  ``idx`` must be the nodes of ``feasible``, in that order."""
+        them up.  ``idx`` must be the nodes of ``feasible``, in that order; ``feasible`` None: the
+        caller has the positions only (positions() then looks its list up again)."""
         self.last_feasible = feasible
         self.last_idx = idx = np.asarray(idx, dtype=np.intp)
         self.sel = slice(None) if idx.size == self.n and bool((idx == np.arange(self.n)).all()) else idx
@@ -312,21 +322,26 @@ def gather(full: np.ndarray, arr: ClusterArrays) -> np.ndarray:
 _scoring: Any = None  # planner.scheduler.scoring, once imported
 
 
-def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str], idx: np.ndarray, plugins: Any = None) -> np.ndarray:
+def score_positions(pod: Pod, cluster: ClusterState, feasible: list[str] | None, idx: np.ndarray, plugins: Any = None) -> np.ndarray:
     """planner.scheduler.scoring.score_nodes' totals as an array in ``feasible`` order, for a caller
-    that knows the nodes' positions ``idx`` (the replay); ``plugins``: a profile's score plugins
-    (the default profile's when None)."""
+    that knows the nodes' positions ``idx`` (the replay, which need not name them: ``feasible``
+    None); ``plugins``: a profile's score plugins (the default profile's when None)."""
     global _scoring
     if _scoring is None:
         from planner.scheduler import scoring  # it imports this module
 
         _scoring = scoring
-    arrays(cluster).known_positions(feasible, idx)
-    total = np.zeros(len(feasible), dtype=np.int64)
-    for _name, s in _scoring._run(pod, cluster, feasible, plugins):
-        if s is not None:
+    arr = arrays(cluster)
+    arr.known_positions(feasible, idx)
+    total = None
+    for _name, s in _scoring._run(pod, cluster, feasible, plugins, (arr, arr.last_idx)):
+        if s is None:
+            continue
+        if total is None:
+            total = s  # each plugin's array is its own (gather: never a view of a cache): summed into
+        else:
             total += s
-    return total
+    return np.zeros(len(idx), dtype=np.int64) if total is None else total
 
 
 def select_index(total: np.ndarray, rng: random.Random) -> int:

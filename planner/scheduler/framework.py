@@ -57,13 +57,16 @@ class Status:
 DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
+# NodeInfo.min_priority of a node without pods: above every priority (an int32)
+NO_PRIORITY = 2**31
+
 
 class NodeInfo:
     """framework.NodeInfo: a node and the pods the scheduler believes are on it."""
 
     __slots__ = ("node", "pods", "requested", "nonzero_cpu", "nonzero_mem", "used_ports", "pods_with_affinity",
                  "pods_with_required_anti_affinity", "by_namespace", "generation", "ports_shared",
-                 "ns_owned")
+                 "ns_owned", "min_priority")
 
     def __init__(self, node: Node, pods: Iterable[Pod] = ()) -> None:
         self.node = node
@@ -85,6 +88,9 @@ class NodeInfo:
         self.ns_owned: set[str] | None = None
         # bumped on every add and remove: caches of per-node facts compare it (framework.NodeInfo.Generation)
         self.generation = 0
+        # the lowest priority of its pods (NO_PRIORITY without pods): preemption's shortcut
+        # (a pod finds no victim on a cluster without a lower priority) reads it per node
+        self.min_priority = NO_PRIORITY
         for p in pods:
             self.add_pod(p)
 
@@ -108,6 +114,7 @@ class NodeInfo:
         c.ns_owned = set()
         self.ns_owned = set()
         c.generation = self.generation
+        c.min_priority = self.min_priority
         return c
 
     def _own_ports(self) -> None:
@@ -126,7 +133,10 @@ class NodeInfo:
             self.by_namespace[ns] = [*self.by_namespace.get(ns, ()), pod]
             owned.add(ns)
         req = self.requested
-        preq = pod.spec.requests
+        spec = pod.spec
+        if spec.priority < self.min_priority:
+            self.min_priority = spec.priority
+        preq = spec.requests
         for k, v in preq.items():
             req[k] = req.get(k, 0) + v
         self.nonzero_cpu += preq[CPU] if CPU in preq else DEFAULT_MILLI_CPU_REQUEST
@@ -150,6 +160,8 @@ class NodeInfo:
         else:
             return
         self.generation += 1
+        if p.spec.priority <= self.min_priority:
+            self.min_priority = min([q.spec.priority for q in self.pods], default=NO_PRIORITY)
         ns = pod.namespace
         same_ns = self.by_namespace.get(ns, [])
         for i, p in enumerate(same_ns):

@@ -25,7 +25,7 @@ def filter_plugins() -> list[FilterPlugin]:
     return list(FILTER_PLUGINS)
 
 
-@dataclass
+@dataclass(slots=True)
 class NodeResult:
     name: str
     failures: list[Status] = field(default_factory=list)
@@ -75,13 +75,15 @@ def evaluate(pod: Pod, cluster: ClusterState, plugins: Sequence[FilterPlugin] | 
         if state is not SKIP:
             active.append((mod, state))
     results: list[NodeResult] = []
+    add = results.append
+    filters = [(mod.filter, state) for mod, state in active]  # looked up once, not per node
     for ni in cluster.node_infos:
-        res = NodeResult(ni.name, list(pre_fail))
-        for mod, state in active:
-            st = mod.filter(state, pod, ni)
+        failures = list(pre_fail)
+        for flt, state in filters:
+            st = flt(state, pod, ni)
             if st is not None:
-                res.failures.append(st)
-        results.append(res)
+                failures.append(st)
+        add(NodeResult(ni.node.name, failures))
     return Evaluation(pod, results, pre_fail, states)
 
 

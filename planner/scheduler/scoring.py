@@ -91,6 +91,11 @@ def _weighted(name: str, scores: Any, weight: int) -> np.ndarray:
     a = np.asarray(scores, dtype=np.int64)
     if not a.size:
         return a
+    # every score in [0, MAX_NODE_SCORE] <=> none above it read as unsigned (a negative int64 is
+    # 2**63 or more as a uint64): one pass; a score out of range is found below, as framework.go
+    # reports it
+    if int(a.view(np.uint64).max()) <= MAX_NODE_SCORE:
+        return a * weight if weight != 1 else a
     hi = int(a.max())
     lo = int(a.min()) if hi <= MAX_NODE_SCORE else MIN_NODE_SCORE
     if hi > MAX_NODE_SCORE or lo < MIN_NODE_SCORE:
@@ -103,17 +108,25 @@ def _weighted(name: str, scores: Any, weight: int) -> np.ndarray:
 
 
 def _run(
-    pod: Pod, cluster: ClusterState, feasible: list[str], plugins: Sequence[ScorePlugin] | None = None
+    pod: Pod, cluster: ClusterState, feasible: list[str] | None, plugins: Sequence[ScorePlugin] | None = None,
+    known: tuple[score_arrays.ClusterArrays, np.ndarray] | None = None,
 ) -> list[tuple[str, np.ndarray | None]]:
     """RunPreScorePlugins + RunScorePlugins: (plugin, weighted scores in ``feasible`` order), or
     (plugin, None) for a plugin whose PreScore returned Skip.  ``plugins``: a profile's score
-    plugins (registry.Profile.scorers), the default profile's when None."""
+    plugins (registry.Profile.scorers), the default profile's when None.  ``known``: the
+    cluster's arrays, just brought up to date, and the positions of the nodes scored (set with
+    ClusterArrays.known_positions: score_positions), which ``feasible`` then need not name (None)."""
     if plugins is None:
         plugins = PLUGINS
-    if not feasible:
+    m = len(known[1]) if known is not None else len(feasible or ())
+    if not m:
         return [(p.name, np.zeros(0, dtype=np.int64)) for p in plugins]
-    arr = score_arrays.arrays(cluster)
-    idx = arr.positions(feasible)
+    if known is not None:
+        arr, idx = known
+    else:
+        assert feasible is not None
+        arr = score_arrays.arrays(cluster)
+        idx = arr.positions(feasible)
     nodes: list[NodeInfo] | None = None
     out: list[tuple[str, np.ndarray | None]] = []
     for p in plugins:
@@ -123,7 +136,7 @@ def _run(
             out.append((p.name, None if vec is None else _weighted(p.name, vec, p.weight)))
             continue
         if p.name == score_imagelocality.NAME:
-            out.append((p.name, np.zeros(len(feasible), dtype=np.int64)))  # no node images: 0
+            out.append((p.name, np.zeros(m, dtype=np.int64)))  # no node images: 0
             continue
         # NodeAffinity's and InterPodAffinity's PreScore do not look at the node list.
         state = p.pre_score(pod, cluster, nodes if nodes is not None else [])

@@ -296,3 +296,38 @@ def test_interpod_prescore_keeps_the_share_of_a_node_copied_on_write(seed, monke
                 assert starts == [0], starts  # computed again
             else:
                 assert starts == [], starts
+
+
+@pytest.mark.parametrize("tracked", (False, True))
+def test_arrays_sum_many_nodes_at_once_as_one_by_one(tracked):
+    """ClusterArrays' per-node sums when many nodes change at once (every node after a rebuild,
+    70 of 120 later: one pass per sum) equal the NodeInfos' own, saturated to int64 as the
+    node-by-node path saturates them."""
+    from planner.scheduler import arrays as score_arrays
+    from tests.builders import node
+
+    rng = random.Random(5)
+    nodes = [node(f"n{i}", cpu=4000, memory=2**34) for i in range(120)]
+    pods = []
+    for i in range(300):
+        req = {"cpu": rng.choice((0, 100, 2**70)), "memory": rng.choice((0, 2**20, 2**80))}
+        pods.append(pod(f"p{i}", node_name=f"n{rng.randrange(120)}", requests={k: v for k, v in req.items() if v}))
+    c = cluster(nodes, pods)
+    if tracked:
+        c.track()
+
+    def check():
+        a = score_arrays.arrays(c)
+        big = (1 << 63) - 1
+        for i, ni in enumerate(c.node_infos):
+            assert a.nz_cpu[i] == min(ni.nonzero_cpu, big) and a.nz_mem[i] == min(ni.nonzero_mem, big)
+            assert a.req_cpu[i] == min(ni.requested.get("cpu", 0), big) and a.req_mem[i] == min(ni.requested.get("memory", 0), big)
+        return a
+
+    a = check()
+    logged = len(a.changes)
+    assert logged == 120  # every node, logged
+    for k, i in enumerate(rng.sample(range(120), 70)):
+        c.add_pod(pod(f"q{k}", node_name=f"n{i}", cpu=rng.choice((1, 2**70))))
+    a = check()
+    assert len(a.changes) == logged + 70

@@ -312,3 +312,37 @@ def test_fast_path_equals_reference_past_int64(seed):
         totals = scoring.score_nodes(p, c, feasible)
         assert score_arrays.score_positions(p, c, feasible, positions).tolist() == [totals[n] for n in feasible]
         c.add_pod(pod(f"x{k}", {"app": "a"}, node_name=rng.choice(nodes).name, cpu=rng.choice([None, I64])))
+
+
+def _weighted_reference(name: str, scores: list[int], weight: int) -> list[int]:
+    """framework.go RunScorePlugins' range check and weight, score by score."""
+    for s in scores:
+        if s > scoring.MAX_NODE_SCORE or s < scoring.MIN_NODE_SCORE:
+            raise scoring.ScoreError(f"plugin {name!r} returns an invalid score {s}")
+    return [s * weight for s in scores]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_weighted_checks_the_range_as_framework_go(seed: int) -> None:
+    """The one-pass range check (scores read as unsigned) lets through exactly the scores in
+    [0, 100] and names the score framework.go names (the highest above 100, else the lowest
+    below 0), at every int64 extreme."""
+    rng = random.Random(seed)
+    n = rng.randint(1, 30)
+    pool = [0, 1, 50, 99, 100] + rng.choice(([], [101, 2**62, 2**63 - 1], [-1, -(2**63), -100], [101, -1]))
+    scores = [rng.choice(pool) for _ in range(n)]
+    weight = rng.choice((1, 2, 3))
+    try:
+        want: list[int] | str = _weighted_reference("P", scores, weight)
+    except scoring.ScoreError:
+        hi = max(scores)
+        bad = hi if hi > scoring.MAX_NODE_SCORE else min(scores)
+        want = f"invalid score {bad},"
+    try:
+        got: list[int] | str = scoring._weighted("P", np.array(scores, dtype=np.int64), weight).tolist()
+    except scoring.ScoreError as e:
+        got = str(e)
+        assert isinstance(want, str), (scores, got)
+        assert want in got, (scores, got)
+        return
+    assert got == want, scores
