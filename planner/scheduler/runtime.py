@@ -17,6 +17,7 @@ from typing import Any
 
 from planner.domain import Pod
 from planner.scheduler.framework import SKIP, ClusterState, Status, fit_error_summary
+from planner.scheduler.plugins.nodeaffinity import filtering as nodeaffinity
 from planner.scheduler.registry import FILTER_PLUGINS, FilterPlugin
 
 
@@ -77,8 +78,20 @@ def evaluate(pod: Pod, cluster: ClusterState, plugins: Sequence[FilterPlugin] | 
     results: list[NodeResult] = []
     add = results.append
     filters = [(mod.filter, state) for mod, state in active]  # looked up once, not per node
+    # a PreFilterResult (NodeAffinity's node names): schedule_one.go findNodesThatFitPod runs no
+    # filter on the other nodes, which get only the status NodeAffinity's Filter gives them here
+    # (SetAbsentNodesStatus: "node(s) didn't satisfy plugin(s) [NodeAffinity]")
+    na = states.get(nodeaffinity.NAME)
+    only = getattr(na, "node_names", None) if na is not None and na is not SKIP else None
+    na_filter = nodeaffinity.filter
     for ni in cluster.node_infos:
         failures = list(pre_fail)
+        if only is not None and ni.node.name not in only and not pre_fail:
+            st = na_filter(na, pod, ni)
+            if st is not None:
+                failures.append(st)
+                add(NodeResult(ni.node.name, failures))
+                continue
         for flt, state in filters:
             st = flt(state, pod, ni)
             if st is not None:

@@ -150,3 +150,19 @@ def test_node_affinity_matchfields_other_key() -> None:
     pod = mk_pod(affinity=required(term(fields=(req("metadata.name", "In", "node1", "node2"),))))
     state, pre, st = run(nodeaffinity, pod, NodeInfo(node))
     assert pre is None and reasons(st) == (ERR_POD,)
+
+
+def test_nodes_outside_the_prefilter_result_get_only_its_status():
+    """schedule_one.go findNodesThatFitPod: with NodeAffinity's PreFilterResult (a DaemonSet pod's
+    matchFields metadata.name) no filter runs on the other nodes, which all say "didn't satisfy
+    plugin(s) [NodeAffinity]": n1's taint is not its reason (was: 1 untolerated taint, 1 NodeAffinity)."""
+    from pathlib import Path
+
+    from planner.engines.explain import explain
+    from planner.load import load_snapshot
+
+    snap = load_snapshot([str(Path(__file__).resolve().parents[3] / "data" / "daemon-pod-pinned-to-a-full-node.yaml")])
+    r = explain(snap, snap.pods["default/agent-x"])
+    assert r["summary"] == "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]."
+    by_node = {n["name"]: [f["plugin"] for f in n["failures"]] for n in r["nodes"]}
+    assert by_node == {"n1": ["NodeAffinity"], "n2": ["NodeResourcesFit"], "n3": ["NodeAffinity"]}
