@@ -16,6 +16,7 @@ import orjson
 
 from planner.domain import (
     CPU,
+    MEMORY,
     Affinity,
     ClaimTemplate,
     CSINode,
@@ -224,6 +225,7 @@ class Converter:
         self.tolerations = _Memo(_tolerations)
         self.spread = _Memo(_spread)
         self.requests = _Memo(self._requests_uncached)
+        self.nonzero = _Memo(nonzero_requests)
         self.specs: dict[bytes, PodSpec] = {}  # _pod_spec_key -> PodSpec without nodeName and volumes
         # Pods of one controller share their labels, annotations and owner: one object each, not
         # one per pod (150,000 pods' copies are 200 MB).  Read-only, as every domain value is.
@@ -289,6 +291,7 @@ class Converter:
             priority_set=base.priority_set,
             scheduling_gates=base.scheduling_gates,
             runtime_class_name=base.runtime_class_name,
+            nonzero=base.nonzero,
         )
 
     def _pod_spec(self, spec: Mapping[str, Any], pod_name: str, with_volumes: bool = True) -> PodSpec:
@@ -326,6 +329,7 @@ class Converter:
             tolerations=self.tolerations(spec.get("tolerations")),
             topology_spread_constraints=self.spread(spec.get("topologySpreadConstraints")),
             requests=self.requests(req_src),
+            nonzero=self.nonzero(req_src),
             host_ports=tuple(ports),
             volumes=_volumes(spec, pod_name) if with_volumes else (),
             scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
@@ -637,7 +641,15 @@ def _max(into: dict[str, int], res: Mapping[str, int]) -> None:
             into[k] = v
 
 
-def _container_requests(c: Mapping[str, Any], admitted: Mapping[str, int] | None = None) -> dict[str, int]:
+# pkg/scheduler/util/pod_resources.go DefaultMilliCPURequest and DefaultMemoryRequest: what the
+# scoring (resource_allocation.go calculatePodResourceRequest, NodeInfo.NonZeroRequested) counts
+# for a container without a cpu (memory) request: PodResourcesOptions.NonMissingContainerRequests.
+NON_MISSING = {CPU: 100, MEMORY: 200 * 1024 * 1024}
+
+
+def _container_requests(
+    c: Mapping[str, Any], admitted: Mapping[str, int] | None = None, non_missing: Mapping[str, int] | None = None
+) -> dict[str, int]:
     r = _d(c.get("resources"))
     reqs = resource_list(r.get("requests"))
     # core/v1 defaults.go SetDefaults_Pod: a limit without a request defaults the request.
@@ -646,11 +658,27 @@ def _container_requests(c: Mapping[str, Any], admitted: Mapping[str, int] | None
     if admitted:  # then the LimitRanger admission plugin: its default requests for the rest
         for k, v in admitted.items():
             reqs.setdefault(k, v)
+    if non_missing:  # applyNonMissing: the scoring's defaults for what is still missing
+        for k, v in non_missing.items():
+            reqs.setdefault(k, v)
     return reqs
 
 
-def effective_requests(
+def nonzero_requests(
     spec: Mapping[str, Any], container_defaults: Mapping[str, int] | None = None, overhead: Mapping[str, int] | None = None
+) -> tuple[int, int]:
+    """PodSpec.nonzero: (milli-cpu, memory) of resourcehelper.PodRequests with
+    NonMissingContainerRequests (NON_MISSING per container and init container, before the
+    sidecar and init-container aggregation; pod-level requests and overhead as effective_requests)."""
+    r = effective_requests(spec, container_defaults, overhead, NON_MISSING)
+    return r.get(CPU, 0), r.get(MEMORY, 0)
+
+
+def effective_requests(
+    spec: Mapping[str, Any],
+    container_defaults: Mapping[str, int] | None = None,
+    overhead: Mapping[str, int] | None = None,
+    non_missing: Mapping[str, int] | None = None,
 ) -> dict[str, int]:
     """k8s.io/component-helpers/resource/helpers.go PodRequests (what NodeResourcesFit uses).
 
@@ -662,16 +690,38 @@ def effective_requests(
 
     ``container_defaults``: the LimitRange default requests admission gives every container
     without its own (planner.load.admission); ``overhead``: the RuntimeClass's, for a spec without
-    one (the RuntimeClass admission plugin sets it).
+    one (the RuntimeClass admission plugin sets it); ``non_missing``: NonMissingContainerRequests
+    (NON_MISSING: the scoring's), which do not take part in the pod-level defaults (the API server
+    set those when it stored the pod).
     """
+    reqs = _aggregate(spec, container_defaults, non_missing)
+    pod_resources = _d(spec.get("resources"))
+    pod_level = resource_list(_d(pod_resources.get("requests")))
+    pod_limits = resource_list(_d(pod_resources.get("limits")))
+    if pod_limits:
+        # core/v1 defaults.go defaultPodRequests (SetDefaults_Pod, PodLevelResources on by
+        # default since v1.34): with pod-level limits, a supported resource without a pod-level
+        # request takes the containers' aggregate request, else the pod-level limit
+        aggregate = reqs if not non_missing else _aggregate(spec, container_defaults, None)
+        for k, v in [*aggregate.items(), *pod_limits.items()]:
+            if k not in pod_level and (k in ("cpu", "memory") or k.startswith("hugepages-")):
+                pod_level[k] = v
+    for k, v in pod_level.items():
+        reqs[k] = v
+    _add(reqs, resource_list(spec.get("overhead")) if spec.get("overhead") or overhead is None else dict(overhead))
+    return reqs
+
+
+def _aggregate(spec: Mapping[str, Any], container_defaults: Mapping[str, int] | None, non_missing: Mapping[str, int] | None) -> dict[str, int]:
+    """helpers.go AggregateContainerRequests (aggregateContainerResourcesByFn)."""
     reqs: dict[str, int] = {}
     for c in _l(spec.get("containers")):
-        _add(reqs, _container_requests(_d(c), container_defaults))
+        _add(reqs, _container_requests(_d(c), container_defaults, non_missing))
     restartable: dict[str, int] = {}
     init_peak: dict[str, int] = {}
     for c in _l(spec.get("initContainers")):
         c = _d(c)
-        creq = _container_requests(c, container_defaults)
+        creq = _container_requests(c, container_defaults, non_missing)
         if c.get("restartPolicy") == "Always":
             _add(reqs, creq)
             _add(restartable, creq)
@@ -681,19 +731,6 @@ def effective_requests(
             _add(peak, restartable)
         _max(init_peak, peak)
     _max(reqs, init_peak)
-    pod_resources = _d(spec.get("resources"))
-    pod_level = resource_list(_d(pod_resources.get("requests")))
-    pod_limits = resource_list(_d(pod_resources.get("limits")))
-    if pod_limits:
-        # core/v1 defaults.go defaultPodRequests (SetDefaults_Pod, PodLevelResources on by
-        # default since v1.34): with pod-level limits, a supported resource without a pod-level
-        # request takes the containers' aggregate request, else the pod-level limit
-        for k, v in [*reqs.items(), *pod_limits.items()]:
-            if k not in pod_level and (k in ("cpu", "memory") or k.startswith("hugepages-")):
-                pod_level[k] = v
-    for k, v in pod_level.items():
-        reqs[k] = v
-    _add(reqs, resource_list(spec.get("overhead")) if spec.get("overhead") or overhead is None else dict(overhead))
     return reqs
 
 

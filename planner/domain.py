@@ -259,6 +259,10 @@ class PodSpec:
     # left (planner.scheduler.plugins.schedulinggates)
     scheduling_gates: tuple[str, ...] = ()
     runtime_class_name: str = ""  # spec.runtimeClassName (planner.load.admission reads its RuntimeClass)
+    # (milli-cpu, memory) as the scoring counts them: every container without a cpu (memory)
+    # request counted 100m (200Mi) (planner.convert.effective_requests, NON_MISSING); None for a
+    # spec not converted from an object: then the aggregate ``requests`` gets the default once
+    nonzero: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,3 +58,28 @@ def test_pod_level_limits_default_the_pod_level_requests(pod_resources, containe
     if container_requests:
         c["resources"] = {"requests": container_requests}
     assert effective_requests({"containers": [c], "resources": pod_resources}) == want
+
+
+@pytest.mark.parametrize(
+    ("containers", "init", "want"),
+    [
+        # applyNonMissing per container: three containers without requests count 300m / 600Mi
+        ([{}, {}, {}], [], (300, 600 << 20)),
+        # an explicit zero stays zero; the other resource gets the default
+        ([{"requests": {"cpu": "0"}}], [], (0, 200 << 20)),
+        # an init container's defaults take part in its peak: max(100m + 100m, 100m init)
+        ([{}, {}], [{}], (200, 400 << 20)),
+        # a sidecar adds to the sum
+        ([{}], [{"restartPolicy": "Always"}], (200, 400 << 20)),
+        ([], [], (0, 0)),
+    ],
+)
+def test_nonzero_requests_per_container(containers, init, want):
+    def c(i: int, r: dict) -> dict:
+        out = {"name": f"c{i}", "image": "x", "resources": {k: v for k, v in r.items() if k == "requests"}}
+        if "restartPolicy" in r:
+            out["restartPolicy"] = r["restartPolicy"]
+        return out
+
+    spec = {"containers": [c(i, r) for i, r in enumerate(containers)], "initContainers": [c(9 + i, r) for i, r in enumerate(init)]}
+    assert Converter().pod_spec(spec).nonzero == want

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from planner.convert import effective_requests
+from planner.convert import effective_requests, nonzero_requests
 from planner.domain import Pod, PodSpec, RuntimeClass
 from planner.snapshot import Snapshot
 
@@ -43,13 +43,15 @@ def admitted_spec(spec: PodSpec, raw_spec: dict, defaults: dict[str, int], rc: R
     """``spec`` (a template's, converted from ``raw_spec``) as admission makes the pods' specs."""
     overhead = rc.overhead if rc is not None and rc.overhead and not raw_spec.get("overhead") else None
     requests = effective_requests(raw_spec, defaults or None, overhead)
+    nonzero = nonzero_requests(raw_spec, defaults or None, overhead)
     node_selector, tolerations = spec.node_selector, spec.tolerations
     if rc is not None:
         node_selector = {**rc.node_selector, **spec.node_selector}
         tolerations = spec.tolerations + tuple(t for t in rc.tolerations if t not in spec.tolerations)
-    if requests == dict(spec.requests) and node_selector == dict(spec.node_selector) and tolerations == spec.tolerations:
+    same = requests == dict(spec.requests) and nonzero == spec.nonzero
+    if same and node_selector == dict(spec.node_selector) and tolerations == spec.tolerations:
         return spec
-    return replace(spec, requests=requests, node_selector=node_selector, tolerations=tolerations)
+    return replace(spec, requests=requests, nonzero=nonzero, node_selector=node_selector, tolerations=tolerations)
 
 
 def admit_pod(snap: Snapshot, pod: Pod, raw_spec: dict) -> PodSpec:  # type: ignore[type-arg]

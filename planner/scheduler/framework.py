@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.convert import NON_MISSING
 from planner.domain import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -26,6 +27,7 @@ from planner.domain import (
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
+    PodSpec,
     StorageClass,
 )
 
@@ -51,11 +53,21 @@ class Status:
         return ", ".join(self.reasons)
 
 
-# pkg/scheduler/util/pod_resources.go: what NonZeroRequested counts for a pod without a cpu
-# (memory) request (planner/scheduler/plugins/noderesources/resource_allocation.py, which documents the
-# approximation).
-DEFAULT_MILLI_CPU_REQUEST = 100
-DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+# pkg/scheduler/util/pod_resources.go: what NonZeroRequested counts for a container without a
+# cpu (memory) request (planner.convert.NON_MISSING).
+DEFAULT_MILLI_CPU_REQUEST = NON_MISSING[CPU]
+DEFAULT_MEMORY_REQUEST = NON_MISSING[MEMORY]
+
+
+def nonzero_of(spec: PodSpec) -> tuple[int, int]:
+    """(milli-cpu, memory) as NodeInfo.NonZeroRequested and the scoring count a pod's requests:
+    PodSpec.nonzero, per container (planner.convert.nonzero_requests); for a spec not converted
+    from an object, its aggregate requests with the default for a missing cpu (memory) once."""
+    nz = spec.nonzero
+    if nz is not None:
+        return nz
+    req = spec.requests
+    return (req[CPU] if CPU in req else DEFAULT_MILLI_CPU_REQUEST, req[MEMORY] if MEMORY in req else DEFAULT_MEMORY_REQUEST)
 
 # NodeInfo.min_priority of a node without pods: above every priority (an int32)
 NO_PRIORITY = 2**31
@@ -139,8 +151,11 @@ class NodeInfo:
         preq = spec.requests
         for k, v in preq.items():
             req[k] = req.get(k, 0) + v
-        self.nonzero_cpu += preq[CPU] if CPU in preq else DEFAULT_MILLI_CPU_REQUEST
-        self.nonzero_mem += preq[MEMORY] if MEMORY in preq else DEFAULT_MEMORY_REQUEST
+        nz = spec.nonzero
+        if nz is None:
+            nz = nonzero_of(spec)
+        self.nonzero_cpu += nz[0]
+        self.nonzero_mem += nz[1]
         if pod.spec.host_ports and self.ports_shared:
             self._own_ports()
         for hp in pod.spec.host_ports:
@@ -176,8 +191,11 @@ class NodeInfo:
         preq = pod.spec.requests
         for k, v in preq.items():
             req[k] = req.get(k, 0) - v
-        self.nonzero_cpu -= preq[CPU] if CPU in preq else DEFAULT_MILLI_CPU_REQUEST
-        self.nonzero_mem -= preq[MEMORY] if MEMORY in preq else DEFAULT_MEMORY_REQUEST
+        nz = pod.spec.nonzero
+        if nz is None:
+            nz = nonzero_of(pod.spec)
+        self.nonzero_cpu -= nz[0]
+        self.nonzero_mem -= nz[1]
         if pod.spec.host_ports and self.ports_shared:
             self._own_ports()
         for hp in pod.spec.host_ports:

@@ -36,13 +36,13 @@ Semantics
   - v1.35 and earlier: ``score = balance(with pod)``; select it with
     ``BALANCED_FORMULA = "v1.35"`` (the upstream v1.35 table test runs against it).
 
-Approximation: planner keeps a pod's *aggregate* effective requests (PodSpec.requests), not one
-entry per container.  Upstream defaults the request of each container that lacks one; here a pod
-whose aggregate has no ``cpu`` (``memory``) key gets one default, which is exact for a single
-container pod and for pods whose containers all set the request, and low by 100m/200Mi per extra
-container without a request.  An explicit ``cpu: 0`` request stays 0, as upstream.  (Upstream's own
-table tests use pods with *no containers*, which have no non-zero default; they are transcribed
-with explicit zero requests.)
+The non-zero requests are computed per container when the pod (or template) is converted
+(PodSpec.nonzero, planner.convert.nonzero_requests): each container and init container without a
+cpu (memory) request counts 100m (200Mi) before the sidecar and init-container aggregation, as
+applyNonMissing does; an explicit ``cpu: 0`` request stays 0, and a pod without containers counts
+0.  A PodSpec built by hand (tests) has no such entry: its aggregate requests get the default once.
+(Upstream's own table tests use pods with *no containers*, which have no non-zero default; they are
+transcribed with explicit zero requests.)
 
 Speed: the node's non-zero requested sums are cached per NodeInfo (keyed by the node info and
 validated by its pod count and last pod, which every add/remove changes), so Score is O(1) per
@@ -53,14 +53,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.domain import CPU, MEMORY, Pod
-from planner.scheduler.framework import ClusterState, NodeInfo
+from planner.domain import Pod
+from planner.scheduler import framework
+from planner.scheduler.framework import ClusterState, NodeInfo, nonzero_of
 
 MAX_NODE_SCORE = 100
 
-# pkg/scheduler/util/pod_resources.go
-DEFAULT_MILLI_CPU_REQUEST = 100  # 0.1 core
-DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # 200 MiB
+# pkg/scheduler/util/pod_resources.go: 0.1 core, 200 MiB (planner.convert.NON_MISSING)
+DEFAULT_MILLI_CPU_REQUEST = framework.DEFAULT_MILLI_CPU_REQUEST
+DEFAULT_MEMORY_REQUEST = framework.DEFAULT_MEMORY_REQUEST
 
 # The default NodeResourcesFitArgs.scoringStrategy.resources and
 # NodeResourcesBalancedAllocationArgs.resources: cpu and memory, weight 1 each.
@@ -69,14 +70,9 @@ MEMORY_WEIGHT = 1
 
 
 def nonzero_requests(pod: Pod) -> tuple[int, int]:
-    """resourcehelper.PodRequests with NonMissingContainerRequests {cpu: 100m, memory: 200Mi}.
-
-    On the aggregate requests (see the module docstring): a missing key gets the default.
-    """
-    req = pod.spec.requests
-    cpu = req[CPU] if CPU in req else DEFAULT_MILLI_CPU_REQUEST
-    mem = req[MEMORY] if MEMORY in req else DEFAULT_MEMORY_REQUEST
-    return cpu, mem
+    """resourcehelper.PodRequests with NonMissingContainerRequests {cpu: 100m, memory: 200Mi}
+    (framework.nonzero_of: per container, as converted)."""
+    return nonzero_of(pod.spec)
 
 
 class _NonZeroCache:
@@ -96,9 +92,9 @@ class _NonZeroCache:
             return e[3], e[4]
         cpu = mem = 0
         for p in pods:
-            req = p.spec.requests
-            cpu += req[CPU] if CPU in req else DEFAULT_MILLI_CPU_REQUEST
-            mem += req[MEMORY] if MEMORY in req else DEFAULT_MEMORY_REQUEST
+            c, m = nonzero_of(p.spec)
+            cpu += c
+            mem += m
         self.entries[id(ni)] = (ni, n, pods[-1] if n else None, cpu, mem)
         return cpu, mem
 

@@ -143,3 +143,20 @@ def test_nonzero_defaults_for_pods_without_requests():
     # an explicit zero request stays zero
     # node1: cpu (1000-200)*100/1000 = 80, memory (1000-400)*100/1000 = 60 -> 70
     assert plugin("NodeResourcesFit", P(requests={"cpu": 0, "memory": 0}), nodes, existing) == [70, 100]
+
+
+def test_nonzero_requests_count_every_container_without_a_request():
+    """NodeInfo.NonZeroRequested counts 100m/200Mi per container without a request: n1's pod of
+    three such containers leaves it fuller than n2's pod of one, so LeastAllocated prefers n2
+    whatever the seed (was: one default per pod, a tie the seed broke)."""
+    import json
+    from pathlib import Path
+
+    from tests.conftest import run_cli
+
+    f = Path(__file__).resolve().parents[3] / "data" / "nonzero-requests-per-container.yaml"
+    for seed in range(4):
+        r = run_cli(["simulate", str(f), "-w", "deployment/web", "--scale", "1", "--seed", str(seed), "-o", "json"])
+        assert r.code == 0, r.out + r.err
+        pods = json.loads(r.out)["final"]["pods"]
+        assert {p["node"] for k, p in pods.items() if "/web-" in k} == {"n2"}
