@@ -19,6 +19,7 @@ from planner.domain import (
     MEMORY,
     Affinity,
     ClaimTemplate,
+    ControllerRevision,
     CSINode,
     CSINodeDriver,
     DaemonSet,
@@ -905,6 +906,28 @@ def priority_class(o: dict) -> PriorityClass:
         value=int(value) if isinstance(value, int) else 0,
         global_default=o.get("globalDefault") is True,
         preemption_policy=str(o.get("preemptionPolicy") or "PreemptLowerPriority"),
+    )
+
+
+def controller_revision(o: dict, conv: Converter | None = None) -> ControllerRevision:
+    """apps/v1 ControllerRevision: its owner, revision number and, for a StatefulSet's (data
+    {"spec": {"template": ...}}, stateful_set_utils.go getPatch), the pod template; a template
+    that cannot be read is None (the API server keeps data as raw JSON: nothing validated it)."""
+    md = _d(o.get("metadata"))
+    t = _d(_d(_d(o.get("data")).get("spec")).get("template"))
+    template = None
+    if t:
+        try:
+            template = (conv or Converter()).template({k: v for k, v in t.items() if k != "$patch"})
+        except (TypeError, ValueError, AttributeError, KeyError, ArithmeticError):
+            template = None
+    rev = o.get("revision")
+    return ControllerRevision(
+        namespace=str(md.get("namespace") or "default"),
+        name=str(md.get("name", "")),
+        owner=controller_ref(md),
+        revision=rev if isinstance(rev, int) and not isinstance(rev, bool) else 0,
+        template=template,
     )
 
 

@@ -616,6 +616,23 @@ class PriorityClass:
 
 
 @dataclass(frozen=True, slots=True)
+class ControllerRevision:
+    """apps/v1 ControllerRevision of a StatefulSet: the pod template of one revision (its
+    data.spec.template, what history.ApplyRevision puts back into the set), None when the data
+    holds none planner can read."""
+
+    namespace: str
+    name: str
+    owner: OwnerRef | None = None
+    revision: int = 0
+    template: PodTemplate | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
 class LimitRange:
     """v1 LimitRange, what the LimitRanger admission plugin puts into a new pod's containers: the
     default requests of its items of type Container (after SetDefaults_LimitRangeItem: default
@@ -658,6 +675,7 @@ KINDS = (
     "PriorityClass",
     "LimitRange",
     "RuntimeClass",
+    "ControllerRevision",
 )
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # networkx is imported where a graph is built (it costs 0.1 s
     import networkx as nx
 
 from planner.domain import (
+    ControllerRevision,
     CSINode,
     DaemonSet,
     Deployment,
@@ -124,6 +125,7 @@ class Snapshot:
     csinodes: dict[str, CSINode] = field(default_factory=dict)  # by node name
     limit_ranges: dict[str, LimitRange] = field(default_factory=dict)  # namespace/name
     runtime_classes: dict[str, RuntimeClass] = field(default_factory=dict)  # node.k8s.io/v1, by name
+    controller_revisions: dict[str, ControllerRevision] = field(default_factory=dict)  # namespace/name
     # Free-form facts the loader noticed (a PVC bound to a missing PV, a pod on an unknown node).
     notes: list[str] = field(default_factory=list)
     # Raw objects by (kind, "ns/name" or name), kept for patch emission and rendering.
@@ -203,6 +205,7 @@ class Snapshot:
             csinodes=dict(self.csinodes),
             limit_ranges=dict(self.limit_ranges),
             runtime_classes=dict(self.runtime_classes),
+            controller_revisions=dict(self.controller_revisions),
             notes=list(self.notes),
             raw=self.raw.copy() if isinstance(self.raw, RawObjects) else RawObjects(self.raw),
         )

@@ -3,7 +3,7 @@ user's own kubectl, as one kubectl-shaped ``List`` on stdout.
 
 This is the only code in planner that touches a cluster.  It runs exactly one command,
 
-    kubectl get nodes,pods,pv,pvc,storageclasses,csinodes,deployments,replicasets,statefulsets,daemonsets,hpa,pdb,namespaces,priorityclasses,limitranges,runtimeclasses -o json
+    kubectl get nodes,pods,pv,pvc,storageclasses,csinodes,deployments,replicasets,statefulsets,daemonsets,hpa,pdb,namespaces,priorityclasses,limitranges,runtimeclasses,controllerrevisions -o json
         [--context=C] [--kubeconfig=F] [--namespace=NS | --all-namespaces]
 
 with the user's credentials and kubeconfig, never a verb other than ``get``, never through a
@@ -28,7 +28,7 @@ import orjson
 from planner.errors import PlannerError, UsageError
 from planner.output import note
 
-RESOURCES = "nodes,pods,pv,pvc,storageclasses,csinodes,deployments,replicasets,statefulsets,daemonsets,hpa,pdb,namespaces,priorityclasses,limitranges,runtimeclasses"
+RESOURCES = "nodes,pods,pv,pvc,storageclasses,csinodes,deployments,replicasets,statefulsets,daemonsets,hpa,pdb,namespaces,priorityclasses,limitranges,runtimeclasses,controllerrevisions"
 KUBECTL = "kubectl"
 
 

@@ -462,6 +462,8 @@ class _Builder:
                 snap.limit_ranges[key] = convert.limit_range(o)
             elif kind == "RuntimeClass":
                 snap.runtime_classes[key] = convert.runtime_class(o, conv)
+            elif kind == "ControllerRevision":
+                snap.controller_revisions[key] = convert.controller_revision(o, conv)
         except (TypeError, ValueError, AttributeError, KeyError) as e:  # a gap in validation, never a traceback
             raise InputError(f"{kind} {key}: cannot be read: {e}") from None
         if kind != "Pod":  # pods are never patched or rendered from here: their dicts can go

@@ -26,7 +26,13 @@ from planner.convert import effective_requests, nonzero_requests
 from planner.domain import Pod, PodSpec, RuntimeClass
 from planner.snapshot import Snapshot
 
-_TABLES = (("Deployment", "deployments"), ("ReplicaSet", "replicasets"), ("StatefulSet", "statefulsets"), ("DaemonSet", "daemonsets"))
+_TABLES = (
+    ("Deployment", "deployments"),
+    ("ReplicaSet", "replicasets"),
+    ("StatefulSet", "statefulsets"),
+    ("DaemonSet", "daemonsets"),
+    ("ControllerRevision", "controller_revisions"),  # a StatefulSet revision's template
+)
 
 
 def _container_defaults(snap: Snapshot, namespace: str) -> dict[str, int]:
@@ -67,14 +73,16 @@ def admit_pod(snap: Snapshot, pod: Pod, raw_spec: dict) -> PodSpec:  # type: ign
 def resolve_admission(snap: Snapshot, keys: set[tuple[str, str]] | None = None) -> None:
     """Every workload template's spec (or those of ``keys``: (kind, key)) as admission makes its
     pods', in place; a note for what admission would refuse."""
-    if not snap.limit_ranges and not any(o.template.spec.runtime_class_name for _, attr in _TABLES for o in getattr(snap, attr).values()):
+    if not snap.limit_ranges and not any(
+        o.template is not None and o.template.spec.runtime_class_name for _, attr in _TABLES for o in getattr(snap, attr).values()
+    ):
         return
     missing: dict[str, str] = {}
     by_namespace: dict[str, dict[str, int]] = {}
     for kind, attr in _TABLES:
         table: dict[str, Any] = getattr(snap, attr)
         for key, obj in table.items():
-            if keys is not None and (kind, key) not in keys:
+            if (keys is not None and (kind, key) not in keys) or obj.template is None:
                 continue
             rc_name = obj.template.spec.runtime_class_name
             defaults = by_namespace.get(obj.namespace) if snap.limit_ranges else {}
@@ -108,6 +116,8 @@ def resolve_admission(snap: Snapshot, keys: set[tuple[str, str]] | None = None) 
 
 def _raw_template_spec(snap: Snapshot, kind: str, key: str) -> dict | None:  # type: ignore[type-arg]
     raw = snap.raw.get((kind, key))
+    if kind == "ControllerRevision" and isinstance(raw, dict):
+        raw = raw.get("data")
     spec = raw.get("spec") if isinstance(raw, dict) else None
     tpl = spec.get("template") if isinstance(spec, dict) else None
     tspec = tpl.get("spec") if isinstance(tpl, dict) else None

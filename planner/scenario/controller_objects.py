@@ -128,6 +128,26 @@ def pod_ready(pod: dict) -> bool:
     )
 
 
+def controller_revisions(stamp: Stamper, w: Workload, names: RevisionNames) -> list[dict]:
+    """A StatefulSet's ControllerRevisions, one per revision (revision 1, 2, ...), when it lists
+    older revisions: data holds the revision's template as stateful_set_utils.go getPatch writes
+    it ({"spec": {"template": ..., "$patch": "replace"}}), which the controller puts back into the
+    set for the pods it creates below the partition (history.ApplyRevision)."""
+    if not w.revisions:
+        return []
+    out = []
+    for number, (rname, tpl) in enumerate([*w.revisions, ("current", w.obj["spec"]["template"])], start=1):
+        name = names.controller_revisions[(w.namespace, w.name, rname)]
+        md = stamp.meta("ControllerRevision", name, w.namespace)
+        md["labels"] = dict(d(d(w.obj["spec"].get("selector")).get("matchLabels")))
+        md["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": w.name, "uid": w.obj["metadata"]["uid"],
+                                  "controller": True, "blockOwnerDeletion": True}]
+        md["uid"] = stamp.uid("ControllerRevision", w.namespace, name)
+        data = {"spec": {"template": {**copy.deepcopy(tpl), "$patch": "replace"}}}
+        out.append({"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": md, "data": data, "revision": number})
+    return out
+
+
 def statefulset_status(w: Workload, names: RevisionNames, pods: PodsByRevision) -> None:
     """A StatefulSet's generation and status unless given: currentRevision is the oldest revision
     that still has pods, updateRevision the workload's own."""

@@ -6,7 +6,13 @@ follow the order they are made in."""
 
 from __future__ import annotations
 
-from planner.scenario.controller_objects import PodsByRevision, replicasets, revision_names, statefulset_status
+from planner.scenario.controller_objects import (
+    PodsByRevision,
+    controller_revisions,
+    replicasets,
+    revision_names,
+    statefulset_status,
+)
 from planner.scenario.objects import namespaces
 from planner.scenario.pod_objects import PodNamer, deployment_pod, statefulset_pod
 from planner.scenario.pods import PodPlan
@@ -45,6 +51,7 @@ def emit(stamp: Stamper, node_objs: list[dict], sc_objs: list[dict], user_objs: 
             rs_objs.extend(replicasets(stamp, w, names, by_revision))
         else:
             statefulset_status(w, names, by_revision)
+            rs_objs.extend(controller_revisions(stamp, w, names))
 
     ns_objs = namespaces(stamp, user_objs, pods, storage.claims)
     return ns_objs + sc_objs + node_objs + user_objs + rs_objs + pods + storage.claims + storage.pvs

@@ -60,6 +60,7 @@ _VALIDATORS: dict[str, Validator] = {
     "PriorityClass": other.validate_priorityclass,
     "LimitRange": other.validate_limitrange,
     "RuntimeClass": other.validate_runtimeclass,
+    "ControllerRevision": other.validate_controllerrevision,
 }
 KINDS = tuple(_VALIDATORS)
 _STATUS_READ = ("Pod", "Node")  # kinds whose validators read (and type-check) status themselves
@@ -83,6 +84,7 @@ API_VERSIONS = {
     "PriorityClass": "scheduling.k8s.io/v1",
     "LimitRange": "v1",
     "RuntimeClass": "node.k8s.io/v1",
+    "ControllerRevision": "apps/v1",
 }
 
 

@@ -61,6 +61,7 @@ NAMESPACED_KINDS = frozenset(
         "HorizontalPodAutoscaler",
         "PodDisruptionBudget",
         "LimitRange",
+        "ControllerRevision",
     )
 )
 
@@ -540,6 +541,15 @@ def default_limitrange(obj: dict) -> None:  # type: ignore[type-arg]
             default_resource_list(rl)
 
 
+def default_controllerrevision(obj: dict) -> None:  # type: ignore[type-arg]
+    """The template a StatefulSet's revision holds (data.spec.template) defaulted as a template
+    (it was written from the stored set, defaulted already: this changes nothing then)."""
+    data = _dict(obj, "data")
+    spec = _dict(data, "spec") if data is not None else None
+    if spec is not None:
+        _default_template(spec)
+
+
 _DEFAULTERS = {
     "Pod": default_pod,
     "Node": default_node,
@@ -554,6 +564,7 @@ _DEFAULTERS = {
     "StorageClass": default_storageclass,
     "PriorityClass": default_priorityclass,
     "LimitRange": default_limitrange,
+    "ControllerRevision": default_controllerrevision,
 }
 
 

@@ -363,3 +363,19 @@ def validate_runtimeclass(obj: dict, errs: Errs) -> None:  # type: ignore[type-a
         tols = get_list(sched, "tolerations", "scheduling", errs)
         if tols:
             validate_tolerations(tols, "scheduling.tolerations", errs)
+
+
+# --------------------------------------------------------------------------- ControllerRevision
+
+
+def validate_controllerrevision(obj: dict, errs: Errs) -> None:  # type: ignore[type-arg]
+    """pkg/apis/apps/validation/validation.go ValidateControllerRevision: a DNS-subdomain name,
+    data present, revision not negative.  The data is raw JSON to the API server: the template a
+    StatefulSet's revision holds is read if it can be (planner.convert.controller_revision)."""
+    meta = get_map(obj, "metadata", "", errs) or {}
+    validate_object_meta(meta, True, name_is_dns_subdomain, META, errs)
+    if obj.get("data") is None:
+        errs.append(required("data", "data is mandatory"))
+    revision = get_int(obj, "revision", "", errs, bits=64)
+    if revision is not None and revision < 0:
+        errs.append(invalid("revision", revision, "must be greater than or equal to 0"))

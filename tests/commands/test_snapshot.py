@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import ROOT, run_cli
 
 STANDIN = ROOT / "tests" / "data" / "kubectl-standin"
-RESOURCES = "nodes,pods,pv,pvc,storageclasses,csinodes,deployments,replicasets,statefulsets,daemonsets,hpa,pdb,namespaces,priorityclasses,limitranges,runtimeclasses"
+RESOURCES = "nodes,pods,pv,pvc,storageclasses,csinodes,deployments,replicasets,statefulsets,daemonsets,hpa,pdb,namespaces,priorityclasses,limitranges,runtimeclasses,controllerrevisions"
 
 
 @pytest.fixture

@@ -350,3 +350,26 @@ def test_replay_seed_001_rollout_replaces_the_broken_pod_first() -> None:
     assert [e["pod"] for e in deleted] == ["default/search-2"]
     assert "unavailable Pod search-2" in deleted[0]["reason"]
     assert not result["completed"]
+
+
+def test_a_pod_below_the_partition_is_recreated_from_its_controller_revision():
+    """stateful_set_utils.go newVersionedStatefulSetPod: below the partition the pod is made at the
+    current revision, from that revision's ControllerRevision (history.ApplyRevision), even when no
+    pod of that revision is left to read it back from.  Was: the update revision's template."""
+    import json
+    from pathlib import Path
+
+    from planner.load import load_snapshot
+    from tests.conftest import run_cli
+
+    f = Path(__file__).resolve().parents[1] / "data" / "statefulset-partition-evicted-canary.yaml"
+    snap = load_snapshot([str(f)])
+    sts = snap.statefulsets["default/web"]
+    assert sts.current_revision != sts.update_revision
+    cr = snap.controller_revisions[f"default/{sts.current_revision}"]
+    assert cr.template is not None and cr.template.spec.images == ("nginx:1.26",)
+    r = run_cli(["simulate", str(f), "-w", "statefulset/web", "--evict", "web-0", "-o", "json"])
+    assert r.code == 0, r.out + r.err
+    created = [e for s in json.loads(r.out)["steps"] for e in s["events"] if e["type"] == "created"]
+    assert [e["pod"] for e in created] == ["default/web-0"]
+    assert f"(revision {sts.current_revision})" in created[0]["reason"]
