@@ -766,7 +766,19 @@ def node(o: dict, notes: list[str]) -> Node:
         uid=str(md.get("uid", "")),
         ready=_node_ready(st),
         heartbeat=max((str(_d(c).get("lastHeartbeatTime")) for c in _l(st.get("conditions")) if _d(c).get("lastHeartbeatTime")), default=""),
+        images=_node_images(st),
     )
+
+
+def _node_images(st: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
+    """status.images as (name, sizeBytes) per name (every name of an image stands for it)."""
+    out: list[tuple[str, int]] = []
+    for img in _l(st.get("images")):
+        img = _d(img)
+        size = img.get("sizeBytes")
+        size = size if isinstance(size, int) and not isinstance(size, bool) else 0
+        out.extend((sys.intern(str(n)), size) for n in _l(img.get("names")) if isinstance(n, str))
+    return tuple(out)
 
 
 def _node_ready(st: Mapping[str, Any]) -> bool | None:

@@ -135,11 +135,11 @@ def _run(
             vec = fast(arr, idx, pod)
             out.append((p.name, None if vec is None else _weighted(p.name, vec, p.weight)))
             continue
-        if p.name == score_imagelocality.NAME:
-            out.append((p.name, np.zeros(m, dtype=np.int64)))  # no node images: 0
-            continue
-        # NodeAffinity's and InterPodAffinity's PreScore do not look at the node list.
+        # NodeAffinity's, InterPodAffinity's and ImageLocality's PreScore do not look at the node list.
         state = p.pre_score(pod, cluster, nodes if nodes is not None else [])
+        if state is None and p.name == score_imagelocality.NAME:
+            out.append((p.name, np.zeros(m, dtype=np.int64)))  # no node holds the pod's images: 0
+            continue
         if state is SKIP:
             out.append((p.name, None))
             continue
