@@ -770,15 +770,18 @@ def node(o: dict, notes: list[str]) -> Node:
     )
 
 
-def _node_images(st: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
-    """status.images as (name, sizeBytes) per name (every name of an image stands for it)."""
-    out: list[tuple[str, int]] = []
+def _node_images(st: Mapping[str, Any]) -> dict[str, int]:
+    """status.images as name -> sizeBytes (every name of an image stands for it; the first
+    image to report a name gives its size)."""
+    out: dict[str, int] = {}
     for img in _l(st.get("images")):
         img = _d(img)
         size = img.get("sizeBytes")
         size = size if isinstance(size, int) and not isinstance(size, bool) else 0
-        out.extend((sys.intern(str(n)), size) for n in _l(img.get("names")) if isinstance(n, str))
-    return tuple(out)
+        for n in _l(img.get("names")):
+            if isinstance(n, str) and n not in out:
+                out[sys.intern(n)] = size
+    return out
 
 
 def _node_ready(st: Mapping[str, Any]) -> bool | None:

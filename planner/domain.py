@@ -309,8 +309,8 @@ class Node:
     # the latest status.conditions[].lastHeartbeatTime (RFC 3339): the kubelet posts it every few
     # seconds, so the latest of a snapshot's nodes tells about when the snapshot was taken
     heartbeat: str = ""
-    # status.images: (name, sizeBytes) for every name of every image the kubelet reports
-    images: tuple[tuple[str, int], ...] = ()
+    # status.images: name -> sizeBytes, for every name of every image the kubelet reports
+    images: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def zone(self) -> str | None:

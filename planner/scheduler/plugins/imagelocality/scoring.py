@@ -40,35 +40,38 @@ def normalized_image_name(name: str) -> str:
     return name
 
 
-def image_states(cluster: ClusterState) -> tuple[dict[str, tuple[int, int]], int]:
-    """(image name -> (size, number of nodes reporting it), number of nodes), kept on the cluster
-    while its node list is the same list of as many nodes (a node cordoned keeps its images)."""
+def image_state(cluster: ClusterState, name: str) -> tuple[int, int] | None:
+    """The scheduler cache's ImageStateSummary of ``name``: (the size the first node reporting it
+    gives, the number of nodes reporting it), None when no node does; looked up once per name
+    and kept on the cluster while its node list is the same list of as many nodes (a node
+    cordoned keeps its images)."""
     infos = cluster.node_infos
     key = (id(infos), len(infos))
     hit = cluster.__dict__.get(_STATES_ATTR)
-    if hit is not None and hit[0] == key:
-        return hit[1], hit[2]
-    states: dict[str, tuple[int, int]] = {}
+    if hit is None or hit[0] != key:
+        hit = cluster.__dict__[_STATES_ATTR] = (key, {})
+    memo: dict[str, tuple[int, int] | None] = hit[1]
+    if name in memo:
+        return memo[name]
+    size, count = 0, 0
     for ni in infos:
-        seen: set[str] = set()
-        for name, size in ni.node.images:
-            if name in seen:
-                continue
-            seen.add(name)
-            s = states.get(name)
-            states[name] = (size, 1) if s is None else (s[0], s[1] + 1)
-    cluster.__dict__[_STATES_ATTR] = (key, states, len(infos))
-    return states, len(infos)
+        s = ni.node.images.get(name)
+        if s is not None:
+            if not count:
+                size = s
+            count += 1
+    memo[name] = (size, count) if count else None
+    return memo[name]
 
 
 def pre_score(pod: Pod, cluster: ClusterState, nodes: list[NodeInfo]) -> Any:
-    """The pod's images as looked up and the cluster's image states; None when no node reports
-    any of them (every node scores 0)."""
+    """The pod's images as looked up, with their image states; None when no node reports any
+    of them (every node scores 0)."""
     images = [normalized_image_name(i) for i in pod.spec.images]
-    states, total = image_states(cluster)
-    if not states or not any(i in states for i in images):
+    states = {i: st for i in images if (st := image_state(cluster, i)) is not None}
+    if not states:
         return None
-    return images, states, total
+    return images, states, len(cluster.node_infos)
 
 
 def calculate_priority(sum_scores: int, num_containers: int) -> int:
@@ -87,10 +90,10 @@ def score(state: Any, pod: Pod, nodes: list[NodeInfo]) -> list[int]:
     images, states, total = state
     out = []
     for ni in nodes:
-        have = {name for name, _ in ni.node.images}
+        have = ni.node.images
         s = 0
         for name in images:
-            if name in have:
+            if name in have and name in states:
                 size, num = states[name]
                 s += int(float(size) * (float(num) / float(total)))
         out.append(calculate_priority(s, len(images)))

@@ -12,8 +12,8 @@ from planner.scheduler.plugins.imagelocality import scoring as il
 from tests.scheduler.plugins.basic import mk_pod
 
 MB = 1024 * 1024
-NODE1 = Node("node1", images=(("gcr.io/40:latest", 40 * MB), ("gcr.io/40:v1", 40 * MB), ("gcr.io/300:latest", 300 * MB), ("gcr.io/300:v1", 300 * MB)))
-NODE2 = Node("node2", images=(("gcr.io/250:latest", 250 * MB), ("gcr.io/10:latest", 10 * MB), ("gcr.io/10:v1", 10 * MB)))
+NODE1 = Node("node1", images={"gcr.io/40:latest": 40 * MB, "gcr.io/40:v1": 40 * MB, "gcr.io/300:latest": 300 * MB, "gcr.io/300:v1": 300 * MB})
+NODE2 = Node("node2", images={"gcr.io/250:latest": 250 * MB, "gcr.io/10:latest": 10 * MB, "gcr.io/10:v1": 10 * MB})
 
 
 def _scores(images: tuple[str, ...], nodes=(NODE1, NODE2)) -> list[int]:
@@ -39,8 +39,8 @@ def test_image_locality_priority(images, want):
 
 
 def test_an_image_on_every_node_counts_in_full_and_the_sum_is_clamped():
-    big = Node("a", images=(("x/big:1", 3000 * MB),))
-    also = Node("b", images=(("x/big:1", 3000 * MB),))
+    big = Node("a", images={"x/big:1": 3000 * MB})
+    also = Node("b", images={"x/big:1": 3000 * MB})
     assert _scores(("x/big:1",), (big, also)) == [100, 100]  # 3000 MiB clamped to 1000 MiB * 1 container
     assert il.calculate_priority(0, 0) == 0
 
