@@ -274,7 +274,7 @@ class Search:
     def through(self, key: Any, compute: Callable[[], Any], until: str | None = None) -> Any:
         """``compute()``, or the child's answer for ``key`` (ahead.Ahead.lookup)."""
         if self.worker is not None:
-            return self.worker.through(key, compute, optional=key[0] == "verify")
+            return self.worker.through(key, compute, optional=key[0] in ("verify", "explain"))
         if self.ahead is not None:
             found, value = self.ahead.lookup(key, until)
             if found:
