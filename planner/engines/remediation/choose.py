@@ -497,9 +497,9 @@ def _agenda(worker: Any, search: Any, space: _Space, ctx: Context, opts: SolveOp
     """The child's work (planner.engines.remediation.ahead), while this process verifies the plan
     ``chosen``: the model's next optima as if each plan before were verified (as the loop of
     ``choose`` asks for them, up to ``top`` plans), then their verifications, the last first (this
-    process verifies from the first), the explanations of the candidates it will most likely
-    prove useless alone (_likely_explained, the last first), then what the search does after the
-    model (Search.after_choose)."""
+    process verifies from the first), what the search does after the model
+    (Search.after_choose), then the explanations of the candidates it will most likely prove
+    useless alone (_likely_explained, the last first)."""
     chain: list[dict[str, int]] = []
     first = dict(chosen)
     while found + 1 < top:
@@ -514,12 +514,12 @@ def _agenda(worker: Any, search: Any, space: _Space, ctx: Context, opts: SolveOp
     worker.mark("chain")
     for c in reversed(chain):
         search.verify(materialize(space, ctx, c))
+    if search.after_choose is not None:
+        search.after_choose()
     # the explanations of the candidates proven useless alone (choose, after the model's plans),
     # the last first: this process asks for them from the first
     for oid in reversed(_likely_explained(space, [first, *chain])):
         search.through(("explain", oid), lambda: _core_explanation(space, oid, opts))  # noqa: B023
-    if search.after_choose is not None:
-        search.after_choose()
 
 
 def _objective_of(am: ActionModel, chosen: dict[str, int]) -> int:
