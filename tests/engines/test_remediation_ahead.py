@@ -148,6 +148,27 @@ def test_an_explanation_under_another_key_is_caught(monkeypatch, bench_6z) -> No
     assert _plain(two) != _plain(one)
 
 
+def test_explanations_while_waiting_for_the_child_answer_as_one(monkeypatch, bench_6z) -> None:
+    """Before the last plan's verification, which it would wait for while the child does it, this
+    process explains ahead (Search.while_waiting): here as if the child were always doing it.
+    The explanations are taken up to the first whose core search runs out, and the answer is the
+    one process's."""
+    _, snap, goal = bench_6z
+    taken: list[object] = []
+    while_waiting = search_mod.Search.while_waiting
+
+    def spy(self, key, jobs, last=lambda v: False):
+        before = set(self.spare)
+        while_waiting(self, key, jobs, last)
+        taken.extend(k for k in self.spare if k not in before)
+
+    monkeypatch.setattr(search_mod.Search, "child_doing", lambda self, key: self.ahead is not None)
+    monkeypatch.setattr(search_mod.Search, "while_waiting", spy)
+    one, two = _both(monkeypatch, snap, goal, 3)
+    assert _plain(two) == _plain(one)
+    assert any(k[0] == "explain" for k in taken), taken
+
+
 def test_an_answer_under_another_key_is_caught(monkeypatch) -> None:
     """The comparison above fails when the child's answers come back out of place: here each
     verification or replica count's check is sent under the key of the one before it (the
@@ -286,6 +307,10 @@ def test_neither_side_waits_on_a_full_pipe() -> None:
     a = ahead.Ahead.start(agenda)
     assert a is not None
     try:
+        # the child busy with the slow key first (on a loaded machine it may start late: this
+        # process would then take that key too)
+        while a.doing != ("verify", "slow") and a.alive:
+            a._take(True)
         for i in range(3000):  # about 200 KiB of keys this process takes while the child is busy
             a.lookup(("verify", ahead.digest(f"taken-{i}")))
         assert a.lookup(("verify", "slow")) == (True, "x" * 200_000)

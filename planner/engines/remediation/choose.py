@@ -416,6 +416,16 @@ def choose(
             # verified) and verifies them (planner.engines.remediation.ahead)
             space.chain_base = len(space.history)
             search.start_ahead(lambda worker: _agenda(worker, search, space, ctx, opts, dict(chosen), len(out.plans), top, set(proposed)))  # noqa: B023
+        if len(out.plans) + 1 >= top:
+            # the last plan wanted, which the child may be verifying: while this process would
+            # wait for it, the explanations that come next, in the order they are asked for, up
+            # to one whose core search runs out (ExplainBudget asks for none after it); their
+            # answers, as the child's, are those computed alone
+            search.while_waiting(
+                search.verify_key(actions),
+                ((("explain", oid), lambda oid=oid: _core_explanation(space, oid, opts)) for oid in _likely_explained(space, [*stats["_found"], chosen])),
+                last=lambda answer: answer[1],
+            )
         v = search.verify(actions)
         if v.ok:
             out.plans.append(Plan(actions, _summed(actions), _verified(v)))
