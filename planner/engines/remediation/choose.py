@@ -625,6 +625,8 @@ def _explain(
     why, ran_out = search.through(("explain", oid), compute) if search is not None else compute()
     if ran_out and budget is not None:
         budget.quick = False
+        if search is not None:  # no explanation is asked for after this one
+            search.forgo(("explain", o) for o in space.actions if o != oid)
     return why
 
 

@@ -327,7 +327,17 @@ class Search:
             found, value = self.ahead.lookup(k)
             value = self.spare[k] = value if found else compute()
             if last(value):
+                self.forgo(k for k, _ in jobs)
                 return
+
+    def forgo(self, keys: Iterable[Any]) -> None:
+        """Keys the search will not ask for after all: the child skips those it has not begun."""
+        ahead = self.ahead
+        if ahead is None or self.worker is not None:
+            return
+        for k in keys:
+            if k not in ahead.done and k != ahead.doing:
+                ahead.tell(k)
 
     def _verify(self, actions: list[Action]) -> Verdict:
         patches = [p for a in actions for p in a.patches]
