@@ -321,7 +321,9 @@ class Search:
         and skips it) and kept for ``through``; none once the child is done with ``key``, nor
         after an answer that ``last`` says ends the series."""
         for k, compute in jobs:
-            if not self.child_doing(key) or k in self.spare:
+            if k in self.spare:
+                continue
+            if not self.child_doing(key):
                 return
             assert self.ahead is not None
             found, value = self.ahead.lookup(k)
