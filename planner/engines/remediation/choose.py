@@ -416,7 +416,7 @@ def choose(
             # verified) and verifies them (planner.engines.remediation.ahead)
             space.chain_base = len(space.history)
             search.start_ahead(lambda worker: _agenda(worker, search, space, ctx, opts, dict(chosen), len(out.plans), top, set(proposed)))  # noqa: B023
-        if len(out.plans) + 1 >= top:
+        if len(out.plans) + 1 >= top and search.ahead is not None:
             # the last plan wanted, which the child may be verifying: while this process would
             # wait for it, the explanations that come next, in the order they are asked for, up
             # to one whose core search runs out (ExplainBudget asks for none after it); their
