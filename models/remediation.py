@@ -120,6 +120,31 @@ class ActionModel:
     families: dict[str, Any] = field(default_factory=dict)  # option family -> "one of its options is chosen"
     _family: dict[str, str] = field(default_factory=dict)  # option id -> its family
     _cache: dict[tuple, Any] = field(default_factory=dict)
+    # world name -> a lower bound of the objective of every solution in that world (float("inf"):
+    # none), proven by earlier solves (models.solve.solve_actions).  The model only ever gains
+    # constraints (blocks; a cut holds only while assumed), so a bound stays true
+    bounds: dict[str, float] = field(default_factory=dict)
+
+    def possible_worlds(self, assumptions: list[Any]) -> set[str]:
+        """The worlds a solution may be in while ``assumptions`` hold, by the world rules alone
+        (build_actions: a world other than the first is active exactly when one of its options
+        is chosen; exactly one world is active): another world needs one of its options not
+        assumed off; the first world, none of another world's options assumed on."""
+        on = {a.index for a in assumptions if a.index >= 0}
+        off = {-a.index - 1 for a in assumptions if a.index < 0}
+        ap = self.problem
+        out: set[str] = set()
+        chosen_elsewhere = False
+        for w in ap.worlds[1:]:
+            mine = [self.lits[o.id].index for o in ap.options if o.world == w.name]
+            if any(i in on for i in mine):
+                chosen_elsewhere = True
+            if any(i not in off for i in mine):
+                out.add(w.name)
+        if not chosen_elsewhere:
+            out.add(ap.worlds[0].name)
+        # a world's own literal assumed: off rules it out, on rules the others out
+        return {w for w in out if self.worlds[w].index not in off and not any(self.worlds[v].index in on for v in self.worlds if v != w)}
 
     def block_supersets(self, chosen: dict[str, int]) -> None:
         """Neither this plan nor any plan that contains it, nor another variant of it: an option of

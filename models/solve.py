@@ -136,23 +136,38 @@ def solve_actions(
     ``recorded``: the ``runs`` of this very solve (the same model, changed by the same calls, and
     the same options: done by a forked copy of this process) stand for the solver's answers; the
     model is changed as the solve changes it (its cuts), so that it is what it would be, and the
-    answer is the same."""
+    answer is the same.
+
+    A world is not solved when its answer is known without the solver (its status is then
+    "infeasible", which the solver would answer): the assumptions rule it out by the world rules
+    alone (ActionModel.possible_worlds: a plan fixed to a template change is in the world of
+    template changes), or, with no assumptions, earlier solves proved that nothing in it costs
+    less than the best plan found in a world before it (ActionModel.bounds).  The model is
+    changed as the solve would have changed it (its cut), so later solves see the same model."""
     opts = opts or SolveOptions()
     best: ActionResult | None = None
     wall = 0.0
     runs: list[ActionResult] = []
+    free = not assumptions  # the model's own optimum: what its solves prove bounds later ones
+    possible = am.possible_worlds(list(assumptions or []))
     for i, w in enumerate(am.problem.worlds):  # the world of no template change first: its plans cost least
         extra = list(assumptions or []) + [am.worlds[w.name]]
+        cut_at: int | None = None
         if best is not None and best.status in ("optimal", "feasible"):
             cut = am.model.new_bool_var("cut")
             am.model.add(am.objective <= best.objective - 1).only_enforce_if(cut)
             extra.append(cut)
+            cut_at = best.objective
         if recorded is not None:
             if i >= len(recorded):
                 raise ValueError("a recorded solve has fewer worlds than the model")
             res = replace(recorded[i], chosen=dict(recorded[i].chosen), runs=[])
+        elif w.name not in possible or (free and cut_at is not None and am.bounds.get(w.name, float("-inf")) >= cut_at):
+            res = ActionResult(status="infeasible", reason="known without a solve")
         else:
             res = _solve_actions_once(am, opts, extra)
+        if free:
+            _bound(am, w.name, res, cut_at)
         runs.append(replace(res, chosen=dict(res.chosen), runs=[]))
         wall += res.wall_time
         if res.status in ("optimal", "feasible"):
@@ -172,6 +187,20 @@ def solve_actions(
     best.wall_time = wall
     best.runs = runs
     return best
+
+
+def _bound(am: ActionModel, world: str, res: ActionResult, cut_at: int | None) -> None:
+    """What a solve of ``world`` with no assumptions but its own (and the cut below ``cut_at``,
+    if any) proves of every solution in that world, kept in ActionModel.bounds: optimal, its
+    objective (below the cut it is the world's own optimum); infeasible, nothing below the cut
+    (nothing at all without one)."""
+    if res.status == "optimal":
+        b = float(res.objective)
+    elif res.status == "infeasible":
+        b = float("inf") if cut_at is None else float(cut_at)
+    else:
+        return
+    am.bounds[world] = max(am.bounds.get(world, float("-inf")), b)
 
 
 def _solve_actions_once(am: ActionModel, opts: SolveOptions, assumptions: list[Any]) -> ActionResult:

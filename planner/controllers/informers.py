@@ -309,13 +309,15 @@ def tracked_index(snap: Snapshot) -> TrackedIndex:
 
 def _kept(snap: Snapshot) -> TrackedIndex:
     """The TrackedIndex kept on ``snap`` (made once: a derived snapshot's from its parent's, one
-    copy of it with the changes applied; another snapshot's built), only read: a caller that
-    changes an index takes a copy (tracked_index)."""
+    copy of it with the changes applied, or the parent's itself when no pod changed; another
+    snapshot's built), only read: a caller that changes an index takes a copy (tracked_index)."""
     kept = snap.__dict__.get(_TRACKED_ATTR)
     if kept is None:
         d = snap.derivation()
         if d is None:
             kept = TrackedIndex(snap)
+        elif not d[1] and not d[2]:
+            kept = _kept(d[0])  # the same pods (a template or a claim changed): the same index
         else:
             parent, removed, added, _ = d
             kept = _kept(parent).copy()

@@ -234,6 +234,7 @@ def build_problem(
     vclasses = volume_classes(cluster) if any(p.spec.volumes for _, p in new_pods) else None
     vb_pre_filter = volumebinding.PreFilterMemo(cluster) if memo is None else _SharedPreFilter(cluster, memo)
     sig_memo: dict[tuple, tuple] = {}  # pods alive for the whole build: their ids are stable
+    vol_memo: dict[tuple, Any] = {}  # the volume plugins' verdicts per pod volumes (volume_verdicts)
     for i, p in new_pods:
         sig = _signature_memo(sig_memo, p, i, identity_read)
         base = by_sig.get(sig)
@@ -241,7 +242,7 @@ def build_problem(
             base = by_sig[sig] = _static_failures(p, cluster, enabled)
         if p.spec.volumes:
             assert vclasses is not None
-            v = volumebinding.volume_verdicts(p, cluster, base, vclasses, vb_pre_filter, _ORDER, enabled)
+            v = volumebinding.volume_verdicts(p, cluster, base, vclasses, vb_pre_filter, _ORDER, enabled, vol_memo)
             details[p.key] = volumebinding.claim_detail(p, vb_pre_filter)
         else:
             v = base

@@ -91,3 +91,44 @@ def test_a_memo_result_is_reused_only_in_its_world():
     del other.pvs[sorted(other.pvs)[0]]
     build_problem(other, [plan], memo=memo)
     assert len(memo.worlds) == 2
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(scenarios(), st.data())
+def test_volume_verdicts_shared_by_pods_of_the_same_volumes(sc: Scenario, data):
+    """The volume plugins' verdicts kept per pod volumes within a build (volume_verdicts'
+    ``shared``): the pods of one ordinal planned from two templates (a remediation's template
+    change, linked), some renamed, some not, give the problem of a build that runs the volume
+    filters for every pod."""
+    from planner.scheduler.plugins.volumebinding import problem as vb_problem
+
+    snap = sc.snapshot
+    plan = plan_workload(snap, sc.ref, sc.replicas)
+    cluster = cluster_after_plans(snap, [plan])
+    extra = data.draw(st.sampled_from(["tier", "release"]))
+    renamed = data.draw(st.booleans())
+    variant = replace(
+        plan,
+        new=[replace(p, name=f"{p.name}@x" if renamed else p.name, labels={**p.labels, extra: "b"}) for p in plan.new],
+    )
+    plans = [plan, variant]
+    links = {1: 0}
+    if not renamed:
+        plans, links = [variant], {}
+    shared, sctx = build_problem(cluster, plans, links=links, relax_order=True)
+    real = vb_problem.volume_verdicts
+    calls = []
+
+    def alone(*args, **kwargs):
+        calls.append(args[0].key)
+        return real(*args[:7], **{k: v for k, v in kwargs.items() if k != "shared"})
+
+    vb_problem.volume_verdicts = alone
+    try:
+        fresh, fctx = build_problem(cluster, plans, links=links, relax_order=True)
+    finally:
+        vb_problem.volume_verdicts = real
+    assert shared == fresh
+    assert sctx.node_class == fctx.node_class
+    assert [[p.key for p in g] for g in sctx.group_pods] == [[p.key for p in g] for g in fctx.group_pods]
+    assert len(calls) == sum(1 for pl in plans for p in pl.new if p.spec.volumes)

@@ -95,6 +95,80 @@ def test_two_processes_answer_as_one_on_a_generated_cluster(monkeypatch, counted
     assert {"solve", "verify"} <= kinds, counted  # the next optima and a plan's verification came from the child
 
 
+def _wait_for_explanations(monkeypatch) -> None:
+    """This process takes every explanation from the child: it waits for the child's answer (or
+    its end) before it looks one up (which it would otherwise compute when the child has not
+    begun it)."""
+    lookup = ahead.Ahead.lookup
+
+    def waiting(self, key, until=None):
+        if key[0] == "explain":
+            while key not in self.done and self.alive:
+                self._take(True)
+        return lookup(self, key, until)
+
+    monkeypatch.setattr(ahead.Ahead, "lookup", waiting)
+
+
+def test_the_child_explains_ahead_as_one_process_would(monkeypatch, counted, bench_6z) -> None:
+    """The candidates proven useless alone are explained by the child ahead (the first variant of
+    each family the plans found leave, choose._likely_explained): taken, the answer is the one
+    process's."""
+    _, snap, goal = bench_6z
+    _wait_for_explanations(monkeypatch)
+    one, two = _both(monkeypatch, snap, goal, 3)
+    assert _plain(two) == _plain(one)
+    assert sum(k[0] == "explain" for k in counted) >= 2, counted
+    assert any(r["reason"].startswith("check: ") for r in _plain(one)["rejected"])
+
+
+def test_an_explanation_under_another_key_is_caught(monkeypatch, bench_6z) -> None:
+    """The comparison above fails when the child's explanations come back out of place (each
+    sent under the key of the one before it)."""
+    _, snap, goal = bench_6z
+    _wait_for_explanations(monkeypatch)
+    through = ahead.Worker.through
+    last: list[object] = []
+
+    def rotated(self, key, compute, send=lambda v: v, optional=False):
+        if key[0] != "explain":
+            return through(self, key, compute, send, optional)
+        ahead._write(self.out, ("doing", key))
+        value = compute()
+        if last:
+            ahead._write(self.out, ("done", last[0], send(value)))
+        last[:] = [key]
+        return value
+
+    monkeypatch.setenv(ahead.ENV, "1")
+    one = remediate(snap, goal, top=3, opts=OPTS, seed=1)
+    monkeypatch.setenv(ahead.ENV, "2")
+    monkeypatch.setattr(ahead.Worker, "through", rotated)
+    two = remediate(snap, goal, top=3, opts=OPTS, seed=1)
+    assert _plain(two) != _plain(one)
+
+
+def test_explanations_while_waiting_for_the_child_answer_as_one(monkeypatch, bench_6z) -> None:
+    """Before the last plan's verification, which it would wait for while the child does it, this
+    process explains ahead (Search.while_waiting): here as if the child were always doing it.
+    The explanations are taken up to the first whose core search runs out, and the answer is the
+    one process's."""
+    _, snap, goal = bench_6z
+    taken: list[object] = []
+    while_waiting = search_mod.Search.while_waiting
+
+    def spy(self, key, jobs, last=lambda v: False):
+        before = set(self.spare)
+        while_waiting(self, key, jobs, last)
+        taken.extend(k for k in self.spare if k not in before)
+
+    monkeypatch.setattr(search_mod.Search, "child_doing", lambda self, key: self.ahead is not None)
+    monkeypatch.setattr(search_mod.Search, "while_waiting", spy)
+    one, two = _both(monkeypatch, snap, goal, 3)
+    assert _plain(two) == _plain(one)
+    assert any(k[0] == "explain" for k in taken), taken
+
+
 def test_an_answer_under_another_key_is_caught(monkeypatch) -> None:
     """The comparison above fails when the child's answers come back out of place: here each
     verification or replica count's check is sent under the key of the one before it (the
@@ -234,6 +308,10 @@ def test_neither_side_waits_on_a_full_pipe() -> None:
     a = ahead.Ahead.start(agenda)
     assert a is not None
     try:
+        # the child busy with the slow key first (on a loaded machine it may start late: this
+        # process would then take that key too)
+        while a.doing != ("verify", "slow") and a.alive:
+            a._take(True)
         for i in range(3000):  # about 200 KiB of keys this process takes while the child is busy
             a.lookup(("verify", ahead.digest(f"taken-{i}")))
         # until the child has marked it over: on a busy machine the child may not even have

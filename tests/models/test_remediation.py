@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 from models.problem import AntiAffinity, Exclusion, Group, NodeClass, Problem, Spread
 from models.remediation import (
@@ -163,3 +164,60 @@ def test_without_classes_renumbers_every_reference():
     q = without_classes(p, {1})
     assert [c.zone for c in q.classes] == ["a", "c"] and [c.index for c in q.classes] == [0, 1]
     assert q.groups[0].exclusions[0].classes == [0, 1] and q.spreads[0].eligible == [0, 1]
+
+
+def _two_worlds() -> tuple[Any, Any]:
+    """Two identical action models of two worlds: nodes (money) in the world of the pods kept,
+    a skew relaxation (spread weakened: costlier than any node) in the world of template changes."""
+    made = []
+    for _ in range(2):
+        ap, _ = _node_problem({"a": 0, "b": 0}, {"a": 1, "b": 0}, 3, 1, limit=3)
+        base = ap.worlds[0].problem
+        skew3 = view(base, [0])
+        skew3.spreads[0].max_skew = 3
+        for ng in ap.node_groups:
+            ng.classes["roll"] = ng.classes["stay"]
+        ap.worlds.append(World("roll", base, [Variant("skew3", skew3)]))
+        ap.options.append(Option("skew3", (1, 0, 1, 0), "spread", "roll"))
+        made.append(build_actions(ap))
+    return made[0], made[1]
+
+
+def test_world_bounds_skip_only_solves_whose_answer_is_known():
+    """A world is skipped once earlier solves proved it holds nothing cheaper than the plan found
+    before it (ActionModel.bounds): every answer is the one of the same model solved world by
+    world without the bounds, blocked the same way, and some world was skipped."""
+    am, plain = _two_worlds()
+    skipped = 0
+    for step in range(6):
+        plain.bounds.clear()
+        res, want = solve_actions(am), solve_actions(plain)
+        assert (res.status, res.objective, res.chosen) == (want.status, want.objective, want.chosen), step
+        skipped += sum(r.reason == "known without a solve" for r in res.runs)
+        assert not any(r.reason == "known without a solve" for r in want.runs)
+        if res.status != "optimal":
+            break
+        # ties first (a plan alone), then the plan and every superset
+        for m in (am, plain):
+            (m.block_exact if step % 2 == 0 else m.block_supersets)(res.chosen)
+    assert skipped
+
+
+def test_possible_worlds_against_the_solver():
+    """The worlds possible_worlds rules out under a plan's assumptions (ActionModel.only) are the
+    ones the solver proves infeasible under them, for every plan of options and node counts."""
+    from models.solve import SolveOptions, _solve_actions_once
+
+    am, _ = _two_worlds()
+    for skew, a, b in itertools.product((0, 1), range(3), range(3)):
+        chosen = {"skew3": skew, "group-a": a, "group-b": b}
+        assumptions = am.only(chosen)
+        possible = am.possible_worlds(assumptions)
+        assert possible == ({"roll"} if skew else {"stay"}), chosen
+        for w in am.worlds:
+            if w not in possible:
+                assert _solve_actions_once(am, SolveOptions(), [*assumptions, am.worlds[w]]).status == "infeasible", (chosen, w)
+        assert am.possible_worlds(at := am.at_most(chosen)) == ({"stay", "roll"} if skew else {"stay"}), at
+    assert am.possible_worlds([]) == {"stay", "roll"}
+    assert am.possible_worlds([am.worlds["roll"]]) == {"roll"}
+    assert am.possible_worlds([am.worlds["stay"].negated()]) == {"roll"}

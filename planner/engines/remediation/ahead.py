@@ -203,12 +203,16 @@ class Ahead:
         if key in self.done:
             self.used += 1
             return True, self.done.pop(key)
+        self.tell(key)
+        return False, None
+
+    def tell(self, key: Hashable) -> None:
+        """Tell the child that this process computes ``key`` (or does without it): it skips it."""
         if self.alive:
             data = pickle.dumps(key, protocol=pickle.HIGHEST_PROTOCOL)
             if len(data) + _HEADER.size <= select.PIPE_BUF:  # written whole or not at all
                 with contextlib.suppress(OSError):
                     os.write(self.taken_fd, _HEADER.pack(len(data)) + data)
-        return False, None
 
     def close(self) -> None:
         """Stop the child (by its pid: done by now, or not needed) and reap it."""

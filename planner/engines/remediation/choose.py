@@ -416,6 +416,16 @@ def choose(
             # verified) and verifies them (planner.engines.remediation.ahead)
             space.chain_base = len(space.history)
             search.start_ahead(lambda worker: _agenda(worker, search, space, ctx, opts, dict(chosen), len(out.plans), top, set(proposed)))  # noqa: B023
+        if len(out.plans) + 1 >= top and search.ahead is not None:
+            # the last plan wanted, which the child may be verifying: while this process would
+            # wait for it, the explanations that come next, in the order they are asked for, up
+            # to one whose core search runs out (ExplainBudget asks for none after it); their
+            # answers, as the child's, are those computed alone
+            search.while_waiting(
+                search.verify_key(actions),
+                ((("explain", oid), lambda oid=oid: _core_explanation(space, oid, opts)) for oid in _likely_explained(space, [*stats["_found"], chosen])),
+                last=lambda answer: answer[1],
+            )
         v = search.verify(actions)
         if v.ok:
             out.plans.append(Plan(actions, _summed(actions), _verified(v)))
@@ -448,7 +458,7 @@ def choose(
             proofs += 1
             if solve_actions(am, opts, am.only({oid: 1})).status != "infeasible":
                 continue
-        out.rejected.append({"actions": [a.label()], "reason": _explain(space, oid, opts, ctx.failure.text, budget) or _proof_reason(ctx, a)})
+        out.rejected.append({"actions": [a.label()], "reason": _explain(space, oid, opts, ctx.failure.text, budget, search) or _proof_reason(ctx, a)})
     for ng in am.problem.node_groups:
         spec = space.groups[ng.id]
         if search.exhausted or any(f <= {ng.id} for f in found_families) or proven_below is None:
@@ -497,9 +507,11 @@ def _agenda(worker: Any, search: Any, space: _Space, ctx: Context, opts: SolveOp
     """The child's work (planner.engines.remediation.ahead), while this process verifies the plan
     ``chosen``: the model's next optima as if each plan before were verified (as the loop of
     ``choose`` asks for them, up to ``top`` plans), then their verifications, the last first (this
-    process verifies from the first), then what the search does after the model
-    (Search.after_choose)."""
+    process verifies from the first), what the search does after the model
+    (Search.after_choose), then the explanations of the candidates it will most likely prove
+    useless alone (_likely_explained, the last first)."""
     chain: list[dict[str, int]] = []
+    first = dict(chosen)
     while found + 1 < top:
         _block(space, chosen, exact=False)
         res = worker.through(("solve", digest(repr(space.history))), lambda: solve_actions(space.am, opts), send=lambda r: r.runs)
@@ -514,6 +526,10 @@ def _agenda(worker: Any, search: Any, space: _Space, ctx: Context, opts: SolveOp
         search.verify(materialize(space, ctx, c))
     if search.after_choose is not None:
         search.after_choose()
+    # the explanations of the candidates proven useless alone (choose, after the model's plans),
+    # the last first: this process asks for them from the first
+    for oid in reversed(_likely_explained(space, [first, *chain])):
+        search.through(("explain", oid), lambda: _core_explanation(space, oid, opts))  # noqa: B023
 
 
 def _objective_of(am: ActionModel, chosen: dict[str, int]) -> int:
@@ -581,27 +597,21 @@ class ExplainBudget:
     families: set[str] = field(default_factory=set)  # the families a variant of which was explained
 
 
-def _explain(space: _Space, oid: str, opts: SolveOptions, failure: str = "", budget: ExplainBudget | None = None) -> str | None:
+def _explain(
+    space: _Space, oid: str, opts: SolveOptions, failure: str = "", budget: ExplainBudget | None = None, search: Any = None
+) -> str | None:
     """check's explanation of why the goal still fails with the option alone: for a template
     change, from its variant's problem (every pod recreated from the changed template), built
     alone and explained in check's own words (planner.engines.check.explain_core) on a small core
     (models.solve.quick_core: cheap, not minimised, within ``budget``: ExplainBudget); for an
     option that changes nothing check sees (a rollout strategy, the pod management policy), the
-    goal's own failure (``failure``).  None: no explanation (the caller gives the model's proof)."""
-    from models import build
-    from models.solve import quick_core
-    from planner.engines.capacity import reason_of
-    from planner.engines.check import CheckOutcome, explain_core
-
+    goal's own failure (``failure``).  None: no explanation (the caller gives the model's proof).
+    ``search``: its ``through`` takes the child's answer when the child working ahead has it
+    (_core_explanation depends on the option and the model as built alone)."""
     a = space.actions[oid]
-    worlds = {w.name: w for w in space.am.problem.worlds}
-    if a.rolls_template and ROLL in worlds:
-        w = worlds[ROLL]
-        variant = next((v.problem for v in w.variants if v.option == oid), None)
-        if variant is None:
+    if a.rolls_template and ROLL in {w.name for w in space.am.problem.worlds}:
+        if _variant_problem(space, oid) is None:
             return None
-        # the variant's pods under their own names (they were renamed to share the problem)
-        problem = replace(variant, groups=[replace(g, pods=b.pods) for g, b in zip(variant.groups, w.problem.groups)])
     elif a.type in FREE_TYPES:
         # no change check sees: the goal's own failure, as check explained it
         return f"check: still unschedulable: {failure}" if failure else None
@@ -611,16 +621,58 @@ def _explain(space: _Space, oid: str, opts: SolveOptions, failure: str = "", bud
         if not budget.quick or a.family in budget.families:
             return None
         budget.families.add(a.family)
+    compute = lambda: _core_explanation(space, oid, opts)  # noqa: E731
+    why, ran_out = search.through(("explain", oid), compute) if search is not None else compute()
+    if ran_out and budget is not None:
+        budget.quick = False
+        if search is not None:  # no explanation is asked for after this one
+            search.forgo(("explain", o) for o in space.actions if o != oid)
+    return why
+
+
+def _variant_problem(space: _Space, oid: str) -> Any:
+    """The problem of the template change ``oid`` alone, its pods under their own names (they were
+    renamed to share the world's problem); None when the world holds no variant of it."""
+    w = next(w for w in space.am.problem.worlds if w.name == ROLL)
+    variant = next((v.problem for v in w.variants if v.option == oid), None)
+    if variant is None:
+        return None
+    return replace(variant, groups=[replace(g, pods=b.pods) for g, b in zip(variant.groups, w.problem.groups)])
+
+
+def _core_explanation(space: _Space, oid: str, opts: SolveOptions) -> tuple[str | None, bool]:
+    """_explain's work for a template change: (the explanation, or None; whether the search for a
+    small core ran out of its deterministic time, EXPLAIN_DTIME).  The same on every call."""
+    from models import build
+    from models.solve import quick_core
+    from planner.engines.capacity import reason_of
+    from planner.engines.check import CheckOutcome, explain_core
+
+    w = next(w for w in space.am.problem.worlds if w.name == ROLL)
+    problem = _variant_problem(space, oid)
     # the problem as it is without any option: the nodes options add or uncordon left out
     drop = set(w.gated) | {ng.classes[w.name] for ng in space.am.problem.node_groups if w.name in ng.classes}
     built = build(without_classes(problem, drop))
     core = quick_core(built, replace(opts, workers=1), EXPLAIN_DTIME)
     if not core:
-        if budget is not None:
-            budget.quick = False
-        return None
+        return None, True
     why = reason_of(CheckOutcome(False, explanation=explain_core(built, core, space.contexts[w.name], opts)))
-    return f"check: still unschedulable: {why}"
+    return f"check: still unschedulable: {why}", False
+
+
+def _likely_explained(space: _Space, found: list[dict[str, int]]) -> list[str]:
+    """The template changes whose explanation the search will most likely ask for after the model's
+    plans (choose, _explain): the first variant of each family, in the candidates' order, but
+    those of the families of the plans ``found``."""
+    done = {space.actions[k].family if k in space.actions else k for f in found for k in f}
+    if ROLL not in {w.name for w in space.am.problem.worlds}:
+        return []
+    out = []
+    for oid, a in space.actions.items():
+        if a.rolls_template and a.family not in done and _variant_problem(space, oid) is not None:
+            done.add(a.family)
+            out.append(oid)
+    return out
 
 
 def _proof_reason(ctx: Context, a: Action, nodes: int = 0) -> str:

@@ -251,6 +251,8 @@ class Search:
         # what the child does once the action model's plans are verified (remediate: the other
         # replica counts and the plan of the nearest one), in the child
         self.after_choose: Callable[[], Any] | None = None
+        # answers this process computed while it waited for the child (while_waiting), by key
+        self.spare: dict[Any, Any] = {}
 
     def start_ahead(self, agenda: Callable[[Worker], None]) -> None:
         """A forked child running ``agenda`` (at most one per search; ahead.usable decides)."""
@@ -272,9 +274,12 @@ class Search:
             self.ahead.close()
 
     def through(self, key: Any, compute: Callable[[], Any], until: str | None = None) -> Any:
-        """``compute()``, or the child's answer for ``key`` (ahead.Ahead.lookup)."""
+        """``compute()``, or the child's answer for ``key`` (ahead.Ahead.lookup), or the answer
+        computed while waiting for the child (while_waiting)."""
         if self.worker is not None:
-            return self.worker.through(key, compute, optional=key[0] == "verify")
+            return self.worker.through(key, compute, optional=key[0] in ("verify", "explain"))
+        if key in self.spare:
+            return self.spare.pop(key)
         if self.ahead is not None:
             found, value = self.ahead.lookup(key, until)
             if found:
@@ -293,9 +298,48 @@ class Search:
 
     def verify(self, actions: list[Action]) -> Verdict:
         self.verifications += 1
-        key = ("verify", digest(repr([(a.patches, a.replicas, a.rolls_template) for a in actions])))
-        v: Verdict = self.through(key, lambda: self._verify(actions))
+        v: Verdict = self.through(self.verify_key(actions), lambda: self._verify(actions))
         return v
+
+    @staticmethod
+    def verify_key(actions: list[Action]) -> tuple[str, str]:
+        return ("verify", digest(repr([(a.patches, a.replicas, a.rolls_template) for a in actions])))
+
+    def child_doing(self, key: Any) -> bool:
+        """Is the child working ahead doing ``key`` now (this process would wait for it)?"""
+        ahead = self.ahead
+        if ahead is None or self.worker is not None:
+            return False
+        while ahead._take(False):
+            pass
+        return ahead.alive and ahead.doing == key
+
+    def while_waiting(self, key: Any, jobs: Iterable[tuple[Any, Callable[[], Any]]], last: Callable[[Any], bool] = lambda v: False) -> None:
+        """While the child does ``key``, which this process is about to wait for, the ``jobs``
+        ((key, compute) each, answers the search will most likely ask for later, in the order
+        it asks), one at a time, each taken from the child, or computed here (the child is told,
+        and skips it) and kept for ``through``; none once the child is done with ``key``, nor
+        after an answer that ``last`` says ends the series."""
+        for k, compute in jobs:
+            if k in self.spare:
+                continue
+            if not self.child_doing(key):
+                return
+            assert self.ahead is not None
+            found, value = self.ahead.lookup(k)
+            value = self.spare[k] = value if found else compute()
+            if last(value):
+                self.forgo(k for k, _ in jobs)
+                return
+
+    def forgo(self, keys: Iterable[Any]) -> None:
+        """Keys the search will not ask for after all: the child skips those it has not begun."""
+        ahead = self.ahead
+        if ahead is None or self.worker is not None:
+            return
+        for k in keys:
+            if k not in ahead.done and k != ahead.doing:
+                ahead.tell(k)
 
     def _verify(self, actions: list[Action]) -> Verdict:
         patches = [p for a in actions for p in a.patches]

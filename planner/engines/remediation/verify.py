@@ -298,7 +298,11 @@ def rolled(snap: Snapshot, ref: WorkloadRef) -> Snapshot:
     gone = snap.owned_pods(ref.kind, ref.key)
     for p in gone:
         out.pods.pop(p.key, None)
-    out.derive(snap, gone)
+    base = _rolled_parent(snap, ref, gone)
+    if base is not None:
+        out.derive(base)  # the same pods and nodes as the parent's rolled state
+    else:
+        out.derive(snap, gone)
     sts = out.statefulsets.get(ref.key) if ref.kind == "StatefulSet" else None
     if sts is not None:  # the pods come back at the revision of the new template
         from dataclasses import replace
@@ -308,6 +312,27 @@ def rolled(snap: Snapshot, ref: WorkloadRef) -> Snapshot:
         _, update = statefulset_revisions(out, sts)
         out.statefulsets[ref.key] = replace(sts, current_revision=update, update_revision=update)
     return out
+
+
+_ROLLED_ATTR = "_planner_remediation_rolled"
+
+
+def _rolled_parent(snap: Snapshot, ref: WorkloadRef, gone: list) -> Snapshot | None:
+    """For a snapshot derived with the same pods and nodes as its parent (Snapshot.derive: a plan
+    that changes a template, a claim): the parent's rolled state, made once and kept on the
+    parent (only ever a derivation's parent: never changed), whose pods and nodes are those of
+    ``snap`` less ``gone``; None otherwise.  The rolled state of every template change then
+    shares its scheduler cache and controllers' index with it, not a copy of the parent's each."""
+    d = snap.derivation()
+    if d is None or d[1] or d[2] or d[3]:
+        return None
+    parent = d[0]
+    kept = parent.__dict__.setdefault(_ROLLED_ATTR, {})
+    hit = kept.get(ref)
+    if hit is None:
+        hit = kept[ref] = (rolled(parent, ref), [p.key for p in parent.owned_pods(ref.kind, ref.key)])
+    base, keys = hit
+    return base if [p.key for p in gone] == keys else None
 
 
 def evaluate(

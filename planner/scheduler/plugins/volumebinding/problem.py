@@ -96,13 +96,35 @@ def volume_verdicts(
     pre_filter: PreFilterMemo,
     order: Mapping[str, int],
     enabled: frozenset[str] | None = None,
+    shared: dict[tuple, tuple[list[tuple[str, str]], dict[int, list[tuple[str, str]]]]] | None = None,
 ) -> Verdicts:
     """``base`` (the verdicts of the pod's template) with VolumeBinding's and VolumeZone's
     verdicts for this pod merged in, each node's row sorted by ``order`` (plugin name -> rank);
     ``enabled``: the profile's filter plugins by name (None: every one).
 
     The volume Filters run once per class of ``vclasses`` (nodes they cannot tell apart, see
-    volume_classes), or once per node when a claim's selected-node annotation reads its name."""
+    volume_classes), or once per node when a claim's selected-node annotation reads its name.
+    ``shared``: their verdicts kept for the other pods of this ``cluster`` (and ``vclasses`` and
+    ``enabled``): the volume plugins read of a pod its namespace and volumes, and its name and uid
+    only for an ephemeral volume's owner, so a pod equal on those gets the same verdicts (the pods
+    of one ordinal planned from several templates: a remediation's template changes)."""
+    key: tuple | None = None
+    if shared is not None:
+        vols = pod.spec.volumes
+        key = (pod.namespace, vols, (pod.name, pod.uid) if any(v.ephemeral for v in vols) else None)
+        hit = shared.get(key)
+        if hit is not None:
+            return _merged(base, hit[0], hit[1], len(cluster.node_infos), order)
+    everywhere, extras = _volume_filters(pod, cluster, vclasses, pre_filter, enabled)
+    if key is not None and shared is not None:
+        shared[key] = (everywhere, extras)
+    return _merged(base, everywhere, extras, len(cluster.node_infos), order)
+
+
+def _volume_filters(
+    pod: Pod, cluster: ClusterState, vclasses: list[list[int]], pre_filter: PreFilterMemo, enabled: frozenset[str] | None
+) -> tuple[list[tuple[str, str]], dict[int, list[tuple[str, str]]]]:
+    """The volume plugins' rejections of ``pod``: those of every node (a PreFilter's), and per node."""
     nodes = cluster.node_infos
     everywhere: list[tuple[str, str]] = []  # a PreFilter's rejection holds on every node
     extras: dict[int, list[tuple[str, str]]] = {}
@@ -122,11 +144,15 @@ def volume_verdicts(
                 verdict = (mod.NAME, st.message)
                 for i in members:
                     extras.setdefault(i, []).append(verdict)
+    return everywhere, extras
+
+
+def _merged(base: Verdicts, everywhere: list[tuple[str, str]], extras: dict[int, list[tuple[str, str]]], n: int, order: Mapping[str, int]) -> Verdicts:
     if not everywhere and not extras:
         return base
     rows = list(base)
     merged: dict[tuple, tuple] = {}  # (id(base row), added) -> merged row: rows repeat across nodes
-    for i in (range(len(nodes)) if everywhere else extras):
+    for i in (range(n) if everywhere else extras):
         added = tuple(everywhere + extras.get(i, []))
         key = (id(base[i]), added)
         row = merged.get(key)
