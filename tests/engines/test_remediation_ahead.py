@@ -122,16 +122,14 @@ def test_the_child_explains_ahead_as_one_process_would(monkeypatch, counted, ben
     assert any(r["reason"].startswith("check: ") for r in _plain(one)["rejected"])
 
 
-def test_an_explanation_under_another_key_is_caught(monkeypatch, bench_6z) -> None:
-    """The comparison above fails when the child's explanations come back out of place (each
-    sent under the key of the one before it)."""
-    _, snap, goal = bench_6z
-    _wait_for_explanations(monkeypatch)
+def _rotated(monkeypatch, snap, goal, top: int, rotate) -> tuple:
+    """remediate with one process, then with two whose child sends each answer of the kinds
+    ``rotate`` picks under the key of the one before it (a queue read in the wrong order)."""
     through = ahead.Worker.through
     last: list[object] = []
 
     def rotated(self, key, compute, send=lambda v: v, optional=False):
-        if key[0] != "explain":
+        if not rotate(key[0]):
             return through(self, key, compute, send, optional)
         ahead._write(self.out, ("doing", key))
         value = compute()
@@ -141,10 +139,18 @@ def test_an_explanation_under_another_key_is_caught(monkeypatch, bench_6z) -> No
         return value
 
     monkeypatch.setenv(ahead.ENV, "1")
-    one = remediate(snap, goal, top=3, opts=OPTS, seed=1)
+    one = remediate(snap, goal, top=top, opts=OPTS, seed=1)
     monkeypatch.setenv(ahead.ENV, "2")
     monkeypatch.setattr(ahead.Worker, "through", rotated)
-    two = remediate(snap, goal, top=3, opts=OPTS, seed=1)
+    return one, remediate(snap, goal, top=top, opts=OPTS, seed=1)
+
+
+def test_an_explanation_under_another_key_is_caught(monkeypatch, bench_6z) -> None:
+    """The comparison above fails when the child's explanations come back out of place (each
+    sent under the key of the one before it)."""
+    _, snap, goal = bench_6z
+    _wait_for_explanations(monkeypatch)
+    one, two = _rotated(monkeypatch, snap, goal, 3, lambda kind: kind == "explain")
     assert _plain(two) != _plain(one)
 
 
@@ -176,24 +182,7 @@ def test_an_answer_under_another_key_is_caught(monkeypatch) -> None:
     out of order change the order plans are found in, which the ranking sorts again: the key
     mapping itself is tested below.)"""
     snap, goal = _snap("ordinary"), _goal("ordinary")
-    through = ahead.Worker.through
-    last: list[object] = []
-
-    def rotated(self, key, compute, send=lambda v: v, optional=False):
-        if key[0] == "solve":
-            return through(self, key, compute, send, optional)
-        ahead._write(self.out, ("doing", key))
-        value = compute()
-        if last:
-            ahead._write(self.out, ("done", last[0], send(value)))
-        last[:] = [key]
-        return value
-
-    monkeypatch.setenv(ahead.ENV, "1")
-    one = remediate(snap, goal, top=10, opts=OPTS, seed=1)
-    monkeypatch.setenv(ahead.ENV, "2")
-    monkeypatch.setattr(ahead.Worker, "through", rotated)
-    two = remediate(snap, goal, top=10, opts=OPTS, seed=1)
+    one, two = _rotated(monkeypatch, snap, goal, 10, lambda kind: kind != "solve")
     assert _plain(two) != _plain(one)
 
 
