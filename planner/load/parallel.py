@@ -37,7 +37,11 @@ from planner.load import stream
 from planner.processes import second_process
 
 MIN_BYTES = 64 << 20
-SHARE = 0.56  # of the items read here: the child also pickles what it converted
+# Of the items read here: the child also pickles what it converted, and this process unpickles
+# and merges it.  Measured on an otherwise idle 2-core machine (the load alone, 5,000 nodes,
+# compact JSON): 0.56 left this process waiting 1.2-1.9 s for the child (9.6 s in all), 0.62-0.64
+# about the 0.6-0.8 s of the unpickling alone (8.2-8.3 s); 0.68 made this process the slower one.
+SHARE = 0.62
 
 
 def usable(size: int) -> bool:
