@@ -808,6 +808,19 @@ def _targets(runs: dict[str, dict[str, Any]]) -> list[str]:
             add("replay ≥ 5,000 placements/s at 5,000 nodes with zone spread", f"{r['name']}: {rate:,.0f} placements/s", rate >= 5000)
     if not sims:
         add("replay ≥ 5,000 placements/s at 5,000 nodes with zone spread", "not measured", None)
+    # remediate's targets: 2 s at 50 and 500 nodes for any number of zones, 10 s at 5,000 nodes, a
+    # verified plan found
+    for sizes, limit in (((50, 3), (50, 6), (500, 3), (500, 6)), 2.0), (((5000, 3),), 10.0):
+        for nodes, zones in sizes:
+            run = runs.get(f"{nodes}n-{zones}z")
+            what = f"remediate at {nodes:,} nodes, {zones} zones: ≤ {limit:g} s with at least one verified plan"
+            rows = _find(run, "remediate") if run else []
+            if not rows or rows[0]["seconds"] is None:
+                add(what, "not measured", None)
+                continue
+            r = rows[0]
+            found = not str(r.get("answer", "")).startswith("0 verified")
+            add(what, f"{_fmt_s(r['seconds'])} s: {str(r.get('answer', '')).split(';')[0]}", r["seconds"] <= limit and found)
     src = big or mid
     for r in (_find(src, "startup-cli") + _find(src, "startup")) if src else []:
         add(f"{r['name']} ≤ 0.4 s", f"{_fmt_s(r['seconds'])} s", r["seconds"] is not None and r["seconds"] <= 0.4)
