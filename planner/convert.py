@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -944,6 +945,50 @@ def controller_revision(o: dict, conv: Converter | None = None) -> ControllerRev
         revision=rev if isinstance(rev, int) and not isinstance(rev, bool) else 0,
         template=template,
     )
+
+
+def limit_range_defaults(limit_ranges: Mapping[str, LimitRange], namespace: str) -> dict[str, int]:
+    """The default requests LimitRanger gives a container in ``namespace``: its LimitRanges in
+    name order, each setting only what the ones before did not (plugin/pkg/admission/limitranger
+    PodMutateLimitFunc, mergeContainerResources)."""
+    out: dict[str, int] = {}
+    for _, lr in sorted((k, lr) for k, lr in limit_ranges.items() if lr.namespace == namespace):
+        for k, v in lr.default_request.items():
+            out.setdefault(k, v)
+    return out
+
+
+def admitted(
+    spec: PodSpec, raw_spec: Mapping[str, Any], defaults: Mapping[str, int], runtime_classes: Mapping[str, RuntimeClass]
+) -> tuple[PodSpec, str]:
+    """(``spec`` -- a template's or a manifest's, converted from ``raw_spec`` -- as the LimitRanger
+    and RuntimeClass admission plugins make a new pod's, "") or, where admission would refuse
+    such a pod, (``spec`` with only the LimitRange defaults, why).  ``defaults``:
+    limit_range_defaults of the pod's namespace.  RuntimeClass admission
+    (plugin/pkg/admission/runtimeclass): overhead.podFixed as spec.overhead (a pod with its own
+    overhead keeps it), the class's nodeSelector merged into the pod's (a key set to another value
+    is a conflict admission refuses) and its tolerations added."""
+    rc_name = spec.runtime_class_name
+    rc = runtime_classes.get(rc_name) if rc_name else None
+    why = ""
+    if rc_name and rc is None:
+        why = f"RuntimeClass {rc_name} was not read: its overhead and scheduling are not applied"
+    elif rc is not None and any(spec.node_selector.get(k, v) != v for k, v in rc.node_selector.items()):
+        why = f"its nodeSelector conflicts with RuntimeClass {rc.name}'s scheduling.nodeSelector: admission would refuse its pods"
+        rc = None
+    if not defaults and rc is None:
+        return spec, why
+    overhead = rc.overhead if rc is not None and rc.overhead and not raw_spec.get("overhead") else None
+    requests = effective_requests(raw_spec, defaults or None, overhead)
+    nonzero = nonzero_requests(raw_spec, defaults or None, overhead)
+    node_selector, tolerations = spec.node_selector, spec.tolerations
+    if rc is not None:
+        node_selector = {**rc.node_selector, **spec.node_selector}
+        tolerations = spec.tolerations + tuple(t for t in rc.tolerations if t not in spec.tolerations)
+    same = requests == dict(spec.requests) and nonzero == spec.nonzero
+    if same and node_selector == dict(spec.node_selector) and tolerations == spec.tolerations:
+        return spec, why
+    return replace(spec, requests=requests, nonzero=nonzero, node_selector=node_selector, tolerations=tolerations), why
 
 
 def limit_range(o: dict) -> LimitRange:

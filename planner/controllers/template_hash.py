@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from planner.convert import Converter
+from planner.convert import Converter, admitted, limit_range_defaults
 from planner.domain import Deployment, PodTemplate
 from planner.priority import resolve_spec
 from planner.revision import pod_template_hash
@@ -31,14 +31,20 @@ def template_for_hash(snap: Snapshot, kind: str, key: str, template: PodTemplate
     if isinstance(raw, dict):
         spec = raw.get("spec")
         t = spec.get("template") if isinstance(spec, dict) else None
-        if isinstance(t, dict) and _resolved(_converted_template(t), snap) == template:
+        if isinstance(t, dict) and _resolved(_converted_template(t), t, key, snap) == template:
             return t, raw
     return {"planner.dev/template": _plain(template)}, None
 
 
-def _resolved(t: PodTemplate, snap: Snapshot) -> PodTemplate:
-    """The template as the loader holds it: its priority resolved (planner.priority)."""
+def _resolved(t: PodTemplate, raw: dict, key: str, snap: Snapshot) -> PodTemplate:  # type: ignore[type-arg]
+    """The template as the loader holds it: its priority resolved (planner.priority) and, where
+    LimitRanges or a RuntimeClass apply, what admission gives its pods (planner.convert.admitted)."""
     spec = resolve_spec(t.spec, snap.priority_classes)
+    if snap.limit_ranges or spec.runtime_class_name:
+        raw_spec = raw.get("spec")
+        if isinstance(raw_spec, dict):
+            namespace = key.split("/", 1)[0] if "/" in key else ""
+            spec, _ = admitted(spec, raw_spec, limit_range_defaults(snap.limit_ranges, namespace), snap.runtime_classes)
     return t if spec is t.spec else replace(t, spec=spec)
 
 

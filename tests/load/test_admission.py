@@ -165,3 +165,25 @@ def test_capacity_pod_file_copies_are_admitted_by_the_snapshots_limit_ranges(tmp
     assert r.code == 0, r.out + r.err
     data = json.loads(r.out)
     assert data["count"] == 4 and data["requests"] == {"cpu": 500}  # 2 cpus / 500m each
+
+
+@pytest.mark.parametrize("runtime_class", [False, True])
+@pytest.mark.parametrize(("workload", "scale"), [("statefulset/db", "3"), ("deployment/web", "3")])
+def test_admitted_templates_are_still_the_ones_read(tmp_path, workload, scale, runtime_class):
+    """A template the loader admitted (LimitRange defaults, a RuntimeClass) is still the template
+    read: its revision hash is the cluster's, so a scale-up creates one pod and rolls nothing.
+    Was: the StatefulSet's pods were all replaced at once for an update revision of planner's own."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "data" / "limitrange-statefulset-and-deployment.yaml").read_text()
+    if runtime_class:
+        text = text.replace("      spec:\n        containers: [{name: db", "      spec:\n        runtimeClassName: kata\n        containers: [{name: db")
+        text = text.replace("objects:\n", "objects:\n- {apiVersion: node.k8s.io/v1, kind: RuntimeClass, metadata: {name: kata}, handler: kata, overhead: {podFixed: {cpu: 100m}}}\n")
+    f = tmp_path / "s.yaml"
+    f.write_text(text)
+    r = run_cli(["simulate", str(f), "-w", workload, "--scale", scale, "-o", "json"])
+    assert r.code == 0, r.out + r.err
+    data = json.loads(r.out)
+    step = data["steps"][1]["events"]
+    assert [e["type"] for e in step if e["type"] in ("created", "deleted")] == ["created"]
+    assert not any(e["type"] == "deleted" for s in data["steps"] for e in s["events"])
