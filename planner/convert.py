@@ -226,8 +226,7 @@ class Converter:
         self.affinity = _Memo(_affinity)
         self.tolerations = _Memo(_tolerations)
         self.spread = _Memo(_spread)
-        self.requests = _Memo(self._requests_uncached)
-        self.nonzero = _Memo(nonzero_requests)
+        self.requests = _Memo(self._requests_uncached)  # -> (effective requests, non-zero requests)
         self.specs: dict[bytes, PodSpec] = {}  # _pod_spec_key -> PodSpec without nodeName and volumes
         # Pods of one controller share their labels, annotations and owner: one object each, not
         # one per pod (150,000 pods' copies are 200 MB).  Read-only, as every domain value is.
@@ -264,8 +263,8 @@ class Converter:
     # ------------------------------------------------------------------ pod spec
 
     @staticmethod
-    def _requests_uncached(spec: Any) -> dict[str, int]:
-        return effective_requests(_d(spec))
+    def _requests_uncached(spec: Any) -> tuple[dict[str, int], tuple[int, int]]:
+        return effective_requests(_d(spec)), nonzero_requests(_d(spec))
 
     def pod_spec(self, spec: Mapping[str, Any], pod_name: str = "") -> PodSpec:
         """The pods of one template differ in nodeName and volumes only (for what is read here):
@@ -324,14 +323,15 @@ class Converter:
             "resources": spec.get("resources"),
         }
         prio = spec.get("priority")
+        requests, nonzero = self.requests(req_src)
         return PodSpec(
             node_name=str(spec.get("nodeName") or ""),
             node_selector=_labels(spec.get("nodeSelector")),
             affinity=self.affinity(spec.get("affinity")),
             tolerations=self.tolerations(spec.get("tolerations")),
             topology_spread_constraints=self.spread(spec.get("topologySpreadConstraints")),
-            requests=self.requests(req_src),
-            nonzero=self.nonzero(req_src),
+            requests=requests,
+            nonzero=nonzero,
             host_ports=tuple(ports),
             volumes=_volumes(spec, pod_name) if with_volumes else (),
             scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),

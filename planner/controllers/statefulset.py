@@ -58,7 +58,6 @@ from planner.domain import (
     PodVolume,
     StatefulSet,
 )
-from planner.priority import resolve_spec
 from planner.revision import controller_revision_name
 from planner.snapshot import Snapshot
 
@@ -370,15 +369,15 @@ def statefulset_complete(snap: Snapshot, key: str) -> bool:
 
 def _template_of_revision(snap: Snapshot, sts: StatefulSet, revision: str, update: str) -> PodTemplate | None:
     """history.ApplyRevision: the update revision is the set's template; an older one is the
-    template of the set's ControllerRevision of that name (when the snapshot holds it: its
-    priority resolved as admission gives it), else read back from a pod of that revision (its
-    labels and spec without the identity the controller added), None when neither is left."""
+    template of the set's ControllerRevision of that name (when the snapshot holds it; the loader
+    resolved its priority and admission as a workload template's), else read back from a pod of
+    that revision (its labels and spec without the identity the controller added), None when
+    neither is left."""
     if revision == update:
         return sts.template
     cr = snap.controller_revisions.get(f"{sts.namespace}/{revision}")
     if cr is not None and cr.template is not None and (cr.owner is None or not cr.owner.uid or not sts.uid or cr.owner.uid == sts.uid):
-        spec = resolve_spec(cr.template.spec, snap.priority_classes)
-        return cr.template if spec is cr.template.spec else replace(cr.template, spec=spec)
+        return cr.template
     claim_names = {t.name for t in sts.volume_claim_templates}
     identity = {LABEL_STATEFULSET_POD_NAME, LABEL_POD_INDEX, LABEL_CONTROLLER_REVISION_HASH}
     for _, p in pods_of_statefulset(snap, sts):

@@ -107,20 +107,8 @@ def _explain_on(
         out["spread"] = _spread_details(ev, cluster)
     out["volumes"] = _volume_details(ev)
     out["notes"] = notes
-    if gated is not None:
-        out["preemption"] = {
-            "priority": target.spec.priority,
-            "priority_class": target.spec.priority_class_name,
-            "preemption_policy": target.spec.preemption_policy or "PreemptLowerPriority",
-            "eligible": False,
-            "helps": False,
-            "node": None,
-            "victims": [],
-            "pdb_violations": 0,
-            "message": "a pod waiting for its scheduling gates is not scheduled, nor anything preempted for it",
-        }
-    elif not ev.schedulable:
-        out["preemption"] = _preemption(snap, target, cluster, ev, prof)
+    if not out["schedulable"]:
+        out["preemption"] = _preemption(snap, target, cluster, ev, prof, gated is not None)
     if scores and ev.feasible_nodes:
         out["nodes"], out["skipped_score_plugins"] = _scored(target, cluster, ev.feasible_nodes, nodes, notes, prof)
     return out
@@ -193,17 +181,24 @@ def explain_pending(
     return out
 
 
-def _preemption(snap: Snapshot, pod: Pod, cluster: ClusterState, ev: runtime.Evaluation, profile: Profile = DEFAULT_PROFILE) -> dict:
+def _preemption(
+    snap: Snapshot, pod: Pod, cluster: ClusterState, ev: runtime.Evaluation, profile: Profile = DEFAULT_PROFILE, gated: bool = False
+) -> dict:
     """DefaultPreemption's PostFilter for the pod (planner/scheduler/plugins/defaultpreemption):
     whether preemption would help, the node kube-scheduler would nominate and its victims (the
     dry run from offset 0: upstream starts at a random node, so among equally good nodes the
-    one named can differ)."""
+    one named can differ).  A ``gated`` pod never reaches the PostFilter: nothing is preempted."""
     from planner.controllers.disruption import preemption_pdbs
     from planner.scheduler.plugins.defaultpreemption import preemption
 
-    statuses = {n.name: n.failures[0] for n in ev.nodes if n.failures}
-    plugins = None if profile.filters == DEFAULT_PROFILE.filters else profile.filters
-    res = preemption.post_filter(pod, cluster, statuses, preemption_pdbs(snap), 0, plugins)
+    if gated:
+        res = preemption.PostFilterResult(
+            None, message="a pod waiting for its scheduling gates is not scheduled, nor anything preempted for it", eligible=False
+        )
+    else:
+        statuses = {n.name: n.failures[0] for n in ev.nodes if n.failures}
+        plugins = None if profile.filters == DEFAULT_PROFILE.filters else profile.filters
+        res = preemption.post_filter(pod, cluster, statuses, preemption_pdbs(snap), 0, plugins)
     return {
         "priority": pod.spec.priority,
         "priority_class": pod.spec.priority_class_name,

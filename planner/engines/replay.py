@@ -302,29 +302,30 @@ class Simulator:
                 self._event("replicaset-created", replicaset=a.rs.key, reason=a.reason)
 
     def _queue(self) -> list[Pod]:
-        """Pending pods in priority, then creation (snap.pods), order; a pod with scheduling gates
-        stays out (SchedulingGates' PreEnqueue), Pending."""
+        """Pending pods in priority, then creation (snap.pods), order."""
         if self.ctrl is None:
             pending = [p for p in self.snap.pods.values() if not p.spec.node_name and not p.terminal and not p.terminating]
             order = {k: i for i, k in enumerate(self.snap.pods)}
             pending.sort(key=lambda p: (-p.spec.priority, order[p.key]))
-        else:
-            pods, seq = self.snap.pods, self._seq
-            pending = [p for p in map(pods.__getitem__, self._unbound) if not p.terminal and not p.terminating]
-            pending.sort(key=lambda p: (-p.spec.priority, seq[p.key]))
-        queue = [p for p in pending if p.spec.scheduler_name in self._profiles]
-        if any(p.spec.scheduling_gates for p in queue):
-            for p in queue:
-                if p.spec.scheduling_gates and p.key not in self.pending_since:
-                    self.pending_since[p.key] = self.step_index
-                    self._event("pending", pod=p.key)
-            queue = [p for p in queue if not p.spec.scheduling_gates]
-        return queue
+            return [p for p in pending if p.spec.scheduler_name in self._profiles]
+        pods, seq = self.snap.pods, self._seq
+        pending = [p for p in map(pods.__getitem__, self._unbound) if not p.terminal and not p.terminating]
+        pending.sort(key=lambda p: (-p.spec.priority, seq[p.key]))
+        return [p for p in pending if p.spec.scheduler_name in self._profiles]
+
+    def _still_pending(self, pod: Pod) -> None:
+        if pod.key not in self.pending_since:
+            self.pending_since[pod.key] = self.step_index
+            self._event("pending", pod=pod.key)
 
     def _schedule_pass(self) -> bool:
-        """One pass of the scheduling queue: every Pending pod tried once, in order."""
+        """One pass of the scheduling queue: every Pending pod tried once, in order (a pod with
+        scheduling gates is never tried: SchedulingGates' PreEnqueue keeps it out, Pending)."""
         moved = False
         for pod in self._queue():
+            if pod.spec.scheduling_gates:
+                self._still_pending(pod)
+                continue
             profile = self._profiles[pod.spec.scheduler_name]
             if self.fast is not None and profile.default_filters and supports(pod):
                 positions = self.fast.feasible_positions(pod)
@@ -337,9 +338,7 @@ class Simulator:
                 if self._preempt(pod):
                     moved = True
                     continue
-                if pod.key not in self.pending_since:
-                    self.pending_since[pod.key] = self.step_index
-                    self._event("pending", pod=pod.key)
+                self._still_pending(pod)
                 continue
             if len(chosen) == 1:
                 host = self._names[chosen[0]]
@@ -1037,10 +1036,7 @@ def _patcher(snap: Snapshot, ref: WorkloadRef, a: dict, path: str) -> Callable[[
     if errors:
         raise InputError(*[f"{path}: {e}" for e in errors])
     small = build_snapshot(raw)
-    # what admission gives the pods of the patched template, from the cluster's LimitRanges and
-    # RuntimeClasses (the small snapshot has none of them)
-    small.limit_ranges, small.runtime_classes = snap.limit_ranges, snap.runtime_classes
-    resolve_admission(small)
+    resolve_admission(small, by=snap)  # the patched template's pods are admitted by the cluster
     new = _lookup(small, ref.kind, ref.key)
     return lambda _old: new
 

@@ -729,16 +729,15 @@ def read_manifest(
         from planner.load.admission import resolve_admission
 
         cluster = admitted_by()
-        small.limit_ranges, small.runtime_classes = cluster.limit_ranges, cluster.runtime_classes
         before = len(small.notes)
-        resolve_admission(small)
+        resolve_admission(small, by=cluster)
         if kind == "Pod":  # its copies are pods created, admitted as a workload's are
             from dataclasses import replace
 
             from planner.load.admission import admit_pod
 
             (key, pod), = small.pods.items()
-            small.pods[key] = replace(pod, spec=admit_pod(small, pod, found[0].get("spec") or {}))
+            small.pods[key] = replace(pod, spec=admit_pod(small, pod, found[0].get("spec") or {}, cluster))
         admission_notes = small.notes[before:]
     tables: dict[str, dict[str, Any]] = {
         "Pod": small.pods, "Deployment": small.deployments, "StatefulSet": small.statefulsets, "ReplicaSet": small.replicasets,

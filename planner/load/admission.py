@@ -36,19 +36,23 @@ _TABLES = (
 )
 
 
-def admit_pod(snap: Snapshot, pod: Pod, raw_spec: dict) -> PodSpec:  # type: ignore[type-arg]
+def admit_pod(snap: Snapshot, pod: Pod, raw_spec: dict, by: Snapshot) -> PodSpec:  # type: ignore[type-arg]
     """The spec of a pod about to be created from ``raw_spec`` (a manifest's), as admission makes
-    it with ``snap``'s LimitRanges and RuntimeClasses (a note where it would refuse it)."""
-    spec, why = admitted(pod.spec, raw_spec, limit_range_defaults(snap.limit_ranges, pod.namespace), snap.runtime_classes)
+    it with ``by``'s LimitRanges and RuntimeClasses (a note on ``snap`` where it would refuse it)."""
+    spec, why = admitted(pod.spec, raw_spec, limit_range_defaults(by.limit_ranges, pod.namespace), by.runtime_classes)
     if why:
         snap.notes.append(f"pod {pod.key}: {why}")
     return spec
 
 
-def resolve_admission(snap: Snapshot, keys: set[tuple[str, str]] | None = None) -> None:
+def resolve_admission(snap: Snapshot, keys: set[tuple[str, str]] | None = None, by: Snapshot | None = None) -> None:
     """Every workload template's spec (or those of ``keys``: (kind, key)) as admission makes its
-    pods', in place; a note for what admission would refuse."""
-    if not snap.limit_ranges and not any(
+    pods', in place; a note for what admission would refuse.  ``by``: the cluster whose
+    LimitRanges and RuntimeClasses admit them (``snap`` itself by default; a manifest or a patched
+    object read apart is admitted by the cluster it goes into)."""
+    by = by if by is not None else snap
+    limit_ranges, runtime_classes = by.limit_ranges, by.runtime_classes
+    if not limit_ranges and not any(
         o.template is not None and o.template.spec.runtime_class_name for _, attr in _TABLES for o in getattr(snap, attr).values()
     ):
         return
@@ -59,15 +63,15 @@ def resolve_admission(snap: Snapshot, keys: set[tuple[str, str]] | None = None) 
         for key, obj in table.items():
             if (keys is not None and (kind, key) not in keys) or obj.template is None:
                 continue
-            defaults = by_namespace.get(obj.namespace) if snap.limit_ranges else {}
+            defaults = by_namespace.get(obj.namespace) if limit_ranges else {}
             if defaults is None:
-                defaults = by_namespace[obj.namespace] = limit_range_defaults(snap.limit_ranges, obj.namespace)
+                defaults = by_namespace[obj.namespace] = limit_range_defaults(limit_ranges, obj.namespace)
             if not defaults and not obj.template.spec.runtime_class_name:
                 continue
             raw_spec = raw_template_spec(snap, kind, key)
             if raw_spec is None:
                 continue
-            spec, why = admitted(obj.template.spec, raw_spec, defaults, snap.runtime_classes)
+            spec, why = admitted(obj.template.spec, raw_spec, defaults, runtime_classes)
             if why:
                 refused.setdefault(why, f"{kind} {key}")
             if spec is not obj.template.spec:

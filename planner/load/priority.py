@@ -40,10 +40,13 @@ def resolve_priorities(snap: Snapshot, classes: dict[str, PriorityClass] | None 
         new = res(pod.spec)
         if new is not pod.spec:
             snap.pods[key] = replace(pod, spec=new)
-    tables: tuple[dict[str, Any], ...] = (snap.deployments, snap.replicasets, snap.statefulsets)
+    # a StatefulSet's ControllerRevisions: the templates of the pods it recreates below a partition
+    tables: tuple[dict[str, Any], ...] = (snap.deployments, snap.replicasets, snap.statefulsets, snap.controller_revisions)
     for table in tables:
         for key, obj in table.items():
             tpl = obj.template
+            if tpl is None:  # a ControllerRevision whose data holds no template planner reads
+                continue
             new = res(tpl.spec)
             if new is not tpl.spec:
                 table[key] = replace(obj, template=replace(tpl, spec=new))

@@ -151,9 +151,7 @@ class NodeInfo:
         preq = spec.requests
         for k, v in preq.items():
             req[k] = req.get(k, 0) + v
-        nz = spec.nonzero
-        if nz is None:
-            nz = nonzero_of(spec)
+        nz = spec.nonzero or nonzero_of(spec)
         self.nonzero_cpu += nz[0]
         self.nonzero_mem += nz[1]
         if pod.spec.host_ports and self.ports_shared:
@@ -191,9 +189,7 @@ class NodeInfo:
         preq = pod.spec.requests
         for k, v in preq.items():
             req[k] = req.get(k, 0) - v
-        nz = pod.spec.nonzero
-        if nz is None:
-            nz = nonzero_of(pod.spec)
+        nz = pod.spec.nonzero or nonzero_of(pod.spec)
         self.nonzero_cpu -= nz[0]
         self.nonzero_mem -= nz[1]
         if pod.spec.host_ports and self.ports_shared:

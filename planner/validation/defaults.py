@@ -327,18 +327,21 @@ def _default_template_rest(spec: dict) -> None:  # type: ignore[type-arg]
             src = v.get(source)
             if type(src) is dict and src.get("defaultMode") is None:
                 src["defaultMode"] = 0o644
-        for item in _list(_dict(v, "downwardAPI") or {}, "items"):
-            if type(item) is dict:
-                _default_field_ref(item.get("fieldRef"))
+        _default_downward_api(_dict(v, "downwardAPI"))
         for proj in _list(_dict(v, "projected") or {}, "sources"):
             if type(proj) is not dict:
                 continue
             token = proj.get("serviceAccountToken")
             if type(token) is dict and token.get("expirationSeconds") is None:
                 token["expirationSeconds"] = 3600
-            for item in _list(_dict(proj, "downwardAPI") or {}, "items"):
-                if type(item) is dict:
-                    _default_field_ref(item.get("fieldRef"))
+            _default_downward_api(_dict(proj, "downwardAPI"))
+
+
+def _default_downward_api(source: dict | None) -> None:  # type: ignore[type-arg]
+    """A downward API volume's (or projection's) items' field references."""
+    for item in _list(source or {}, "items"):
+        if type(item) is dict:
+            _default_field_ref(item.get("fieldRef"))
 
 
 def _default_template(spec: dict) -> None:  # type: ignore[type-arg]
