@@ -132,6 +132,11 @@ class Snapshot:
     raw: MutableMapping[tuple[str, str], dict] = field(default_factory=RawObjects, repr=False)  # type: ignore[type-arg]
     # Steps and expectations when the snapshot came from a scenario file.
     scenario: dict | None = None
+    # (kind, key) -> (the raw object, the domain template the loader made of its spec.template):
+    # StatefulSets (kept as dicts in ``raw``), recorded by the loader once their templates are
+    # resolved.  While both objects are still these, the template is the one read (see
+    # planner.controllers.template_hash); shared by copies, never changed after the load.
+    read_templates: dict[tuple[str, str], tuple[dict, Any]] = field(default_factory=dict, repr=False)  # type: ignore[type-arg]
 
     # ------------------------------------------------------------------ lookups
 

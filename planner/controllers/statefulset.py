@@ -94,12 +94,34 @@ def _ordinal(sts_name: str, pod_name: str) -> int:
     return hit
 
 
+# (id(set), ordinal, revision) -> (set, pod), and (id(set), ordinal, claim template) -> (set,
+# claim): what new_statefulset_pod and new_statefulset_claim made of one StatefulSet object (a
+# remediation plans the same set's thousands of pods for every check and replay).  The set is
+# held, so its id stays its own; pods and claims are frozen and their dicts are never changed in
+# place, so one object serves every caller.
+_NEW_PODS: dict[tuple[int, int, str], tuple[StatefulSet, Pod]] = {}
+_NEW_CLAIMS: dict[tuple[int, int, str], tuple[StatefulSet, PersistentVolumeClaim]] = {}
+_NEW_MAX = 1 << 17
+
+
 def new_statefulset_pod(sts: StatefulSet, ordinal: int, revision: str = "") -> Pod:
     """stateful_set_utils.go newVersionedStatefulSetPod (newStatefulSetPod, initIdentity,
     updateStorage): the template with the pod's identity (name ``<sts>-<ordinal>``, the
     statefulset.kubernetes.io/pod-name and apps.kubernetes.io/pod-index labels, the
     controller-revision-hash label when ``revision`` is given), a controller reference to the set
     and one claim volume per volumeClaimTemplate (replacing a template volume of the same name)."""
+    key = (id(sts), ordinal, revision)
+    hit = _NEW_PODS.get(key)
+    if hit is not None and hit[0] is sts:
+        return hit[1]
+    pod = _new_statefulset_pod(sts, ordinal, revision)
+    if len(_NEW_PODS) >= _NEW_MAX:
+        _NEW_PODS.clear()
+    _NEW_PODS[key] = (sts, pod)
+    return pod
+
+
+def _new_statefulset_pod(sts: StatefulSet, ordinal: int, revision: str) -> Pod:
     name = sts.pod_name(ordinal)
     labels = dict(sts.template.labels)
     labels[LABEL_STATEFULSET_POD_NAME] = name
@@ -126,6 +148,18 @@ def new_statefulset_claim(sts: StatefulSet, ordinal: int, template_name: str) ->
     """stateful_set_utils.go getPersistentVolumeClaims, one claim: the volumeClaimTemplate named
     ``template_name`` for ``ordinal``, named getPersistentVolumeClaimName, with the set's selector
     labels added to the template's."""
+    key = (id(sts), ordinal, template_name)
+    hit = _NEW_CLAIMS.get(key)
+    if hit is not None and hit[0] is sts:
+        return hit[1]
+    claim = _new_statefulset_claim(sts, ordinal, template_name)
+    if len(_NEW_CLAIMS) >= _NEW_MAX:
+        _NEW_CLAIMS.clear()
+    _NEW_CLAIMS[key] = (sts, claim)
+    return claim
+
+
+def _new_statefulset_claim(sts: StatefulSet, ordinal: int, template_name: str) -> PersistentVolumeClaim:
     t = next(t for t in sts.volume_claim_templates if t.name == template_name)
     labels = dict(t.labels)
     labels.update(sts.selector.match_labels)

@@ -31,8 +31,12 @@ def template_for_hash(snap: Snapshot, kind: str, key: str, template: PodTemplate
     if isinstance(raw, dict):
         spec = raw.get("spec")
         t = spec.get("template") if isinstance(spec, dict) else None
-        if isinstance(t, dict) and _resolved(_converted_template(t), t, key, snap) == template:
-            return t, raw
+        if isinstance(t, dict):
+            read = snap.read_templates.get((kind, key))
+            if read is not None and read[0] is raw and read[1] is template:
+                return t, raw  # the loader made this template of this object (Snapshot.read_templates)
+            if _resolved(_converted_template(t), t, key, snap) == template:
+                return t, raw
     return {"planner.dev/template": _plain(template)}, None
 
 

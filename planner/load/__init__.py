@@ -476,6 +476,7 @@ class _Builder:
         snap = self.snap
         resolve_priorities(snap)
         resolve_admission(snap)
+        _record_templates(snap)
         _note_dangling(snap)
         if scenario is None:
             _note_one_namespace(snap)
@@ -487,6 +488,17 @@ class _Builder:
                 "steps": scenario.steps,
             }
         return snap
+
+
+def _record_templates(snap: Snapshot) -> None:
+    """Snapshot.read_templates: each StatefulSet's raw object with the template made of it (its
+    priority and admission resolved), so that the controllers know a template as read without
+    converting the raw one again (planner.controllers.template_hash)."""
+    raw = snap.raw
+    for key, sts in snap.statefulsets.items():
+        o = raw.get(("StatefulSet", key))
+        if isinstance(o, dict):
+            snap.read_templates[("StatefulSet", key)] = (o, sts.template)
 
 
 def _note_dangling(snap: Snapshot) -> None:

@@ -83,6 +83,9 @@ class FastFilter:
         self.scalar_alloc: dict[str, np.ndarray] = {}
         self.scalar_used: dict[str, np.ndarray] = {}
         self.domains: dict[str, tuple[np.ndarray, list[str]]] = {}  # key -> (code per node, -1 missing; values)
+        # key -> (code per node with len(values) for a missing label, whether every node has a value
+        # of its own: kubernetes.io/hostname), see blocked_domains
+        self.domain_index: dict[str, tuple[np.ndarray, bool]] = {}
         self.static: dict[Any, np.ndarray] = {}
         self.eligible: dict[Any, np.ndarray] = {}
         # (namespace or namespaces, selector, include terminating) -> matching pods per node
@@ -165,6 +168,24 @@ class FastFilter:
                     codes[i] = values.setdefault(v, len(values))
             hit = self.domains[key] = (codes, list(values))
         return hit
+
+    def blocked_domains(self, key: str, per_node: np.ndarray) -> np.ndarray:
+        """The nodes that share a ``key`` value with a node whose ``per_node`` count is above 0
+        (a node without the label shares none).  Where every node has a value of its own (the
+        hostname), that is the count's own nodes."""
+        hit = self.domain_index.get(key)
+        if hit is None:
+            codes, values = self._domain(key)
+            safe = np.where(codes >= 0, codes, len(values))
+            hit = self.domain_index[key] = (safe, len(values) == self.n and bool((codes >= 0).all()))
+        safe, unique = hit
+        if unique:
+            return per_node > 0
+        missing = len(self.domains[key][1])  # the code of the nodes without the label
+        hot = np.zeros(missing + 1, dtype=bool)
+        hot[safe[per_node > 0]] = True
+        hot[missing] = False
+        return hot[safe]
 
     def _count(self, key: Any) -> np.ndarray:
         arr = self.counts.get(key)

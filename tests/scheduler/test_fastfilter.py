@@ -122,3 +122,31 @@ def test_volume_classes_follow_the_journal_of_the_volumes():
             classes, _ = ff._volume_class_ids()
             assert classes == volume_classes(cluster) == [[0], [1], [2]]
             assert ff._volume_class_ids()[0] is classes  # nothing written since: kept
+
+
+def test_blocked_domains_is_the_nodes_sharing_a_value_with_a_counted_node():
+    """FastFilter.blocked_domains against its definition, on random label layouts: nodes without
+    the label, shared values (zones), a value per node (hostnames: the shortcut)."""
+    import types
+
+    import numpy as np
+
+    from planner.scheduler.fastfilter import FastFilter
+
+    rng = np.random.default_rng(1)
+    for trial in range(1500):
+        n = int(rng.integers(1, 30))
+        nv = int(rng.integers(1, n + 2))
+        labels = [str(i) for i in range(n)] if trial % 3 == 0 else [None if rng.random() < 0.2 else str(int(rng.integers(0, nv))) for _ in range(n)]
+        per = rng.integers(0, 3, n)
+        ff = types.SimpleNamespace(n=n, domains={}, domain_index={})
+        values: dict[str, int] = {}
+        codes = np.full(n, -1, dtype=np.int64)
+        for i, v in enumerate(labels):
+            if v is not None:
+                codes[i] = values.setdefault(v, len(values))
+        ff.domains["k"] = (codes, list(values))
+        ff._domain = ff.domains.__getitem__
+        got = FastFilter.blocked_domains(ff, "k", per)
+        want = [labels[i] is not None and any(per[j] > 0 and labels[j] == labels[i] for j in range(n)) for i in range(n)]
+        assert got.tolist() == want, (labels, per.tolist())

@@ -87,8 +87,4 @@ def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray) -> np.ndarray:
 
 def _blocked(ff: FastFilter, key: str, per_node: np.ndarray) -> np.ndarray:
     """Nodes sharing a topology value with a node that holds a counted pod."""
-    codes, values = ff._domain(key)
-    hot = np.zeros(len(values) + 1, dtype=bool)
-    with_pods = (per_node > 0) & (codes >= 0)
-    hot[codes[with_pods]] = True
-    return np.where(codes >= 0, hot[np.where(codes >= 0, codes, len(values))], False)
+    return ff.blocked_domains(key, per_node)
