@@ -191,10 +191,26 @@ class FastFilter:
         arr = self.counts.get(key)
         if arr is None:
             arr = np.zeros(self.n, dtype=np.int64)
-            spread = key[0] == "spread"  # counts one namespace: NodeInfo.by_namespace has its pods
+            # the namespaces whose pods can match (NodeInfo.by_namespace has each one's pods): a
+            # spread constraint's own; a term's, unless an empty namespace selector takes every
+            # namespace (one that is not empty is resolved by the caller, see _key_matches); None: all
+            nss: tuple[str, ...] | None
+            if key[0] == "spread":
+                nss = (key[1],)
+            elif key[2] is None or not key[2].empty:
+                nss = tuple(key[1])
+            else:
+                nss = None
             for i, ni in enumerate(self.cluster.node_infos):
                 c = 0
-                for p in (ni.by_namespace.get(key[1], ()) if spread else ni.pods):
+                if nss is None:
+                    pods: Iterable[Pod] = ni.pods
+                elif len(nss) == 1:
+                    pods = ni.by_namespace.get(nss[0], ())
+                else:
+                    by_ns = ni.by_namespace
+                    pods = [p for ns in nss for p in by_ns.get(ns, ())]
+                for p in pods:
                     if _key_matches(key, p):
                         c += 1
                 arr[i] = c
