@@ -179,6 +179,7 @@ class Simulator:
         # workload key -> (ref, replicas asked, replicas replayed, what asked, whether as read)
         self.capped: dict[str, tuple[WorkloadRef, int, int, str | None, bool]] = {}
         self.notes: list[str] = []
+        self.explain_elsewhere = True  # see run()
         self.step_index = 0
         self.events: list[dict] = []
         tables: tuple[tuple[str, dict[str, Any]], ...] = (("Deployment", self.snap.deployments), ("StatefulSet", self.snap.statefulsets))
@@ -708,10 +709,14 @@ class Simulator:
 
     # ------------------------------------------------------------------ run
 
-    def run(self, steps: list[Step], watch: list[WorkloadRef]) -> dict:
+    def run(self, steps: list[Step], watch: list[WorkloadRef], explain_elsewhere: bool = True) -> dict:
         """Replay the steps after step 0; the cyclic garbage collector is paused meanwhile, as
         planner.load pauses it: the replay's objects hold no cycles worth collecting, and a full
-        collection would walk the whole cluster (0.2 s a time at 5,000 nodes)."""
+        collection would walk the whole cluster (0.2 s a time at 5,000 nodes).
+        ``explain_elsewhere``: False for a caller that reads no reasons of ``pending_elsewhere``
+        (a remediation's verification): their entries then carry none (each is a full
+        evaluation of every filter on every node)."""
+        self.explain_elsewhere = explain_elsewhere
         was_enabled = gc.isenabled()
         gc.disable()
         if self.ctrl is not None:
@@ -781,12 +786,16 @@ class Simulator:
             pod = self.snap.pods.get(key)
             if pod is None:
                 continue
+            mine = since > 0 or any(owned_by(self.snap, pod, r) for r in watch)
+            if not mine and not self.explain_elsewhere:
+                pending_elsewhere.append({"pod": key, "since_step": since, "reasons": []})
+                continue
             ev = runtime.evaluate(pod, self.cluster, self._filters(pod))
             entry = {"pod": key, "since_step": since, "reasons": [ev.summary()] + _node_reasons(ev)}
             gated = schedulinggates.pre_enqueue(pod)
             if gated is not None:  # never tried: what blocks it is its gates
                 entry["reasons"] = [gated.message, f"once they are removed: {ev.summary()}"] + _node_reasons(ev)
-            if since > 0 or any(owned_by(self.snap, pod, r) for r in watch):
+            if mine:
                 stuck.append(entry)
             else:
                 pending_elsewhere.append(entry)

@@ -125,3 +125,25 @@ def test_an_hpa_step_stays_within_the_hpas_bounds(tmp_path):
     assert running == [3, 4, 2]
     assert any("maxReplicas 4: scaled to 4" in n for n in data["notes"])
     assert any("minReplicas 2 and maxReplicas 4: scaled to 2" in n for n in data["notes"])
+
+
+def test_without_explaining_elsewhere_only_those_reasons_are_left_out(tmp_path):
+    """Simulator.run(explain_elsewhere=False), as a remediation's verification runs it: the same
+    replay, the pods Pending elsewhere listed without their reasons (never evaluated)."""
+    from planner.engines.replay import Simulator, Step
+    from planner.engines.workloads import parse_workload
+    from planner.load import Limits, load_snapshot
+
+    f = tmp_path / "s.yaml"
+    f.write_text(SCENARIO)
+    snap = load_snapshot([str(f)], Limits())
+    ref = parse_workload("deployment/web", None)
+    steps = [Step("scale", {"ref": ref, "workload": str(ref), "replicas": 60})]
+    full = Simulator(snap, seed=1).run(steps, [ref])
+    lean = Simulator(snap, seed=1).run(steps, [ref], explain_elsewhere=False)
+    assert full["stuck"] and full["stuck"] == lean["stuck"]  # the workload's own Pending pods: explained
+    assert [p["reasons"] for p in lean["pending_elsewhere"]] == [[]]
+    assert full["pending_elsewhere"][0]["reasons"]
+    full.pop("pending_elsewhere")
+    lean.pop("pending_elsewhere")
+    assert full == lean

@@ -173,7 +173,7 @@ def diagnose(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int, memo: Me
     else:
         steps = [Step("scale", {"ref": ref, "workload": str(ref), "replicas": goal.replicas})]
     sim = Simulator(snap, seed=seed)
-    result = sim.run(steps, [ref])
+    result = sim.run(steps, [ref], explain_elsewhere=False)  # the workload's stuck pods alone are read
     mine = set(result["final"]["pods"])
     texts = []
     for s in result["stuck"]:

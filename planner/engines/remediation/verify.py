@@ -553,7 +553,7 @@ def _replay(snap: Snapshot, goal: Goal, n: int | None, seed: int, detail: dict[s
         steps.append(Step("scale", {"ref": ref, "workload": str(ref), "replicas": n}))
     try:
         sim = Simulator(snap, seed=seed)
-        result = sim.run(steps, [ref])
+        result = sim.run(steps, [ref], explain_elsewhere=False)  # the workload's pods alone are read
         want = n if n is not None else find_workload(sim.snap, ref).replicas
     except (InputError, UsageError) as e:
         detail["replay"] = False
