@@ -48,6 +48,7 @@ class Clock:
 
 
 _INDEX_ATTR = "_planner_controllers_index"
+_UNPARSED: Any = object()  # TrackedIndex._bulk: a creation time not parsed yet
 OwnerKey = tuple[str, str, str]  # (namespace, controller kind, controller name)
 
 
@@ -184,12 +185,63 @@ class TrackedIndex(Index):
         self._active_of: dict[str, OwnerKey] = {}
         self._active_uid: dict[str, str] = {}
         self._owners: dict[OwnerKey, OwnerKey] = {}  # each owner key, one object per owner
-        self._building = True  # the heap and latest are made once at the end
-        super().__init__(snap)
+        self.pods = {}
+        self.replicasets = {}
+        self.latest = BASE_TIME
         self._building = False
+        self._bulk(snap.pods.values(), snap.replicasets.values())
         self._heap = [-t.timestamp() for t, c in self._count.items() if c > 0]
         heapq.heapify(self._heap)
         self.begin_pass()
+
+    def _bulk(self, pods: Iterable[Pod], replicasets: Iterable[ReplicaSet]) -> None:
+        """add_pod and add_replicaset for every object of a snapshot, a kind at a time (150,000 pods
+        at 5,000 nodes: 0.75 s one by one): nothing is logged yet (no cache watches an owner), a
+        snapshot's keys are unique (a key seen twice keeps its last object, as add_pod would),
+        ``latest`` and the heap are made at the end, and each distinct creation time is parsed once."""
+        owners, count, at = self._owners, self._count, self._at
+        active, active_of, active_uid = self._active, self._active_of, self._active_uid
+        kinds: tuple[tuple[str, list[Any], dict[OwnerKey, dict[str, None]]], ...] = (
+            ("Pod", list(pods), self.pods), ("ReplicaSet", list(replicasets), self.replicasets))
+        for kind, objs, into in kinds:
+            is_pod = kind == "Pod"
+            keys = [x.key for x in objs]
+            stamps = [x.creation_timestamp for x in objs]
+            parsed = {ts: parse_time(ts) for ts in set(stamps)}
+            times: dict[str, Any] = dict(zip(keys, map(parsed.__getitem__, stamps)))
+            if None in parsed.values():
+                times = {k: t for k, t in times.items() if t is not None}
+            self._times[kind] = times
+            # the multiset of the objects' times (one per key: a key seen twice counts its last)
+            for t in (times.values() if len(times) != len(keys) else map(parsed.__getitem__, stamps)):
+                if t is not None:
+                    count[t] = count.get(t, 0) + 1
+            for t in parsed.values():
+                if t is not None:
+                    at[t.timestamp()] = t
+            for key, x in zip(keys, objs):
+                o = x.owner
+                if o is None or not o.controller:
+                    if is_pod and key in active_of:
+                        self._deactivate(key)
+                    continue
+                k = (x.namespace, o.kind, o.name)
+                if is_pod:
+                    k = owners.setdefault(k, k)
+                owned = into.get(k)
+                if owned is None:
+                    owned = into[k] = {}
+                owned[key] = None
+                if is_pod:
+                    if key in active_of:
+                        self._deactivate(key)
+                    if not x.terminal and not x.terminating:  # is_pod_active
+                        by_uid = active.get(k)
+                        if by_uid is None:
+                            by_uid = active[k] = {}
+                        by_uid[o.uid] = by_uid.get(o.uid, 0) + 1
+                        active_of[key] = k
+                        active_uid[key] = o.uid
 
     def _stamp(self, ts: str) -> None:
         if not self._building:  # while building, begin_pass sets latest at the end

@@ -108,3 +108,40 @@ def test_index_keeps_no_tracked_object_per_pod() -> None:
     small, large = tracked_after(200), tracked_after(4000)
     # a few objects per owner and per map, none per pod (was 3 or 4 tuples per pod)
     assert large - small < 100, (small, large)
+
+
+def test_a_tracked_index_built_at_once_is_the_one_built_object_by_object():
+    """TrackedIndex(snap) (the bulk build) against add_pod / add_replicaset one object at a time,
+    on every scenario: the same maps, counts, heap and latest time."""
+    from pathlib import Path
+
+    from planner.controllers.informers import TrackedIndex
+    from planner.load import Limits, load_snapshot
+
+    root = Path(__file__).resolve().parents[2]
+    seen = 0
+    for f in sorted((root / "scenarios").glob("*.yaml")):
+        snap = load_snapshot([str(f)], Limits())
+        bulk = TrackedIndex(snap)
+        one = TrackedIndex.__new__(TrackedIndex)
+        one._times = {"Pod": {}, "ReplicaSet": {}}
+        one._count, one._heap, one._at = {}, [], {}
+        one._active, one._active_of, one._active_uid, one._owners = {}, {}, {}, {}
+        one.pods, one.replicasets = {}, {}
+        one.latest = bulk.latest.__class__.min.replace(tzinfo=bulk.latest.tzinfo)
+        one._building = True
+        for p in snap.pods.values():
+            one.add_pod(p)
+        for rs in snap.replicasets.values():
+            one.add_replicaset(rs)
+        one._building = False
+        import heapq
+
+        one._heap = [-t.timestamp() for t, c in one._count.items() if c > 0]
+        heapq.heapify(one._heap)
+        one.begin_pass()
+        for name in ("pods", "replicasets", "_times", "_count", "_at", "_active", "_active_of", "_active_uid", "_owners"):
+            assert getattr(bulk, name) == getattr(one, name), (f.name, name)
+        assert sorted(bulk._heap) == sorted(one._heap) and bulk.latest == one.latest, f.name
+        seen += len(snap.pods)
+    assert seen > 100
