@@ -25,6 +25,7 @@ from models.placement import Built, Guard
 from models.problem import Exclusion, Group, NodeClass, Problem, Spread, VolumeLimit
 from models.sequence import add_sequence
 from models.solve import IGNORED_ASSUMPTIONS, SolveOptions, minimise_core, solve
+from planner.collector import paused
 from planner.controllers.disruption import preemption_pdbs
 from planner.domain import PODS
 from planner.engines.problem import Context, Memo, build_problem
@@ -109,8 +110,9 @@ def check_replicas(
         bound = past_bound(snap, ref, replicas, enabled=enabled)
         if bound is not None:  # more than the cluster could ever hold: no pod is planned
             return bound_outcome(bound, replicas)
-    plans = _plans(snap, refs, replicas, profile, source)
-    return check_plans(snap, plans, opts, profile, explain, memo)
+    with paused():  # planner.collector: thousands of planned pods and their problem
+        plans = _plans(snap, refs, replicas, profile, source)
+        return check_plans(snap, plans, opts, profile, explain, memo)
 
 
 def check_plans(

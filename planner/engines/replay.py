@@ -28,7 +28,6 @@ collector is paused while the replay runs.
 
 from __future__ import annotations
 
-import gc
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -36,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from planner.collector import paused
 from planner.controllers import reconciler
 from planner.controllers.actions import (
     CreateClaim,
@@ -147,13 +147,8 @@ class Simulator:
         self._profiles: dict[str, Profile] = (
             dict(scheduler_config.profiles) if scheduler_config is not None else {DEFAULT_SCHEDULER_NAME: DEFAULT_PROFILE}
         )
-        was_enabled = gc.isenabled()
-        gc.disable()  # as in run(): building the cluster and the indexes makes no cycles
-        try:
+        with paused():  # as in run(): building the cluster and the indexes makes no cycles
             self._setup(snap, seed, pod_management, progress, fast, incremental)
-        finally:
-            if was_enabled:
-                gc.enable()
 
     def _setup(
         self,
@@ -717,17 +712,14 @@ class Simulator:
         (a remediation's verification): their entries then carry none (each is a full
         evaluation of every filter on every node)."""
         self.explain_elsewhere = explain_elsewhere
-        was_enabled = gc.isenabled()
-        gc.disable()
-        if self.ctrl is not None:
-            self.ctrl.attach()
-        try:
-            return self._run(steps, watch)
-        finally:
+        with paused():
             if self.ctrl is not None:
-                self.ctrl.detach()  # self.snap is the caller's to change from now on
-            if was_enabled:
-                gc.enable()
+                self.ctrl.attach()
+            try:
+                return self._run(steps, watch)
+            finally:
+                if self.ctrl is not None:
+                    self.ctrl.detach()  # self.snap is the caller's to change from now on
 
     def _run(self, steps: list[Step], watch: list[WorkloadRef]) -> dict:
         from planner import progress

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from models.solve import SolveOptions
+from planner.collector import paused
 from planner.engines.problem import Memo
 from planner.engines.remediation.actions import ACTION_TYPES, Action, Cost, Plan
 from planner.engines.remediation.ahead import Ahead, Worker, digest
@@ -403,7 +404,8 @@ def remediate(
         ensure_plannable(snap, goal.ref, goal.replicas, goal.source or None)  # nodes too large to rule the count out
     search = Search(snap, goal, opts, seed, progress)
     try:
-        return _remediate(search, forbidden, allow_destructive, top)
+        with paused():  # planner.collector: the plans' problems, clusters and replays are large
+            return _remediate(search, forbidden, allow_destructive, top)
     finally:
         search.close()  # the child working ahead, if any: stopped whatever ended the search
 
