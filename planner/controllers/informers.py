@@ -68,12 +68,6 @@ class Index:
         self.pods: dict[OwnerKey, dict[str, None]] = {}
         self.replicasets: dict[OwnerKey, dict[str, None]] = {}
         self.latest = BASE_TIME
-        if type(self) is not Index:  # a subclass keeps more per object: its own add_pod, add_replicaset
-            for p in snap.pods.values():
-                self.add_pod(p)
-            for rs in snap.replicasets.values():
-                self.add_replicaset(rs)
-            return
         # add_pod and add_replicaset for every object, inlined (150,000 pods at 5,000 nodes; no
         # log is watched yet), the creation times parsed when ``latest`` is first read: a question
         # about one workload reads its own pods here and no clock
@@ -188,7 +182,6 @@ class TrackedIndex(Index):
         self.pods = {}
         self.replicasets = {}
         self.latest = BASE_TIME
-        self._building = False
         self._bulk(snap.pods.values(), snap.replicasets.values())
         self._heap = [-t.timestamp() for t, c in self._count.items() if c > 0]
         heapq.heapify(self._heap)
@@ -243,10 +236,6 @@ class TrackedIndex(Index):
                         active_of[key] = k
                         active_uid[key] = o.uid
 
-    def _stamp(self, ts: str) -> None:
-        if not self._building:  # while building, begin_pass sets latest at the end
-            super()._stamp(ts)
-
     def active_pods(self, namespace: str, kind: str, name: str, uid: str) -> int:
         """The number of active pods controlled_by(kind, name, uid): the pods of the owner key
         whose owner uid is empty, or ``uid`` is, or both are equal."""
@@ -271,8 +260,7 @@ class TrackedIndex(Index):
         if c == 0:
             stamp = t.timestamp()
             self._at[stamp] = t
-            if not self._building:
-                heapq.heappush(self._heap, -stamp)
+            heapq.heappush(self._heap, -stamp)
 
     def _untrack(self, times: dict[str, datetime], key: str) -> None:
         t = times.pop(key, None)
@@ -330,7 +318,6 @@ class TrackedIndex(Index):
         c._active_of = dict(self._active_of)
         c._active_uid = dict(self._active_uid)
         c._owners = dict(self._owners)
-        c._building = False
         return c
 
     def begin_pass(self) -> None:

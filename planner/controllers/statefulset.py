@@ -110,15 +110,20 @@ def new_statefulset_pod(sts: StatefulSet, ordinal: int, revision: str = "") -> P
     statefulset.kubernetes.io/pod-name and apps.kubernetes.io/pod-index labels, the
     controller-revision-hash label when ``revision`` is given), a controller reference to the set
     and one claim volume per volumeClaimTemplate (replacing a template volume of the same name)."""
-    key = (id(sts), ordinal, revision)
-    hit = _NEW_PODS.get(key)
+    pod: Pod = _made(_NEW_PODS, (id(sts), ordinal, revision), sts, lambda: _new_statefulset_pod(sts, ordinal, revision))
+    return pod
+
+
+def _made(table: dict[tuple[int, int, str], tuple[StatefulSet, Any]], key: tuple[int, int, str], sts: StatefulSet, make: Callable[[], Any]) -> Any:
+    """``make()``, or what it made for ``key`` of this very set object before (_NEW_PODS, _NEW_CLAIMS)."""
+    hit = table.get(key)
     if hit is not None and hit[0] is sts:
         return hit[1]
-    pod = _new_statefulset_pod(sts, ordinal, revision)
-    if len(_NEW_PODS) >= _NEW_MAX:
-        _NEW_PODS.clear()
-    _NEW_PODS[key] = (sts, pod)
-    return pod
+    value = make()
+    if len(table) >= _NEW_MAX:
+        table.clear()
+    table[key] = (sts, value)
+    return value
 
 
 def _new_statefulset_pod(sts: StatefulSet, ordinal: int, revision: str) -> Pod:
@@ -148,14 +153,7 @@ def new_statefulset_claim(sts: StatefulSet, ordinal: int, template_name: str) ->
     """stateful_set_utils.go getPersistentVolumeClaims, one claim: the volumeClaimTemplate named
     ``template_name`` for ``ordinal``, named getPersistentVolumeClaimName, with the set's selector
     labels added to the template's."""
-    key = (id(sts), ordinal, template_name)
-    hit = _NEW_CLAIMS.get(key)
-    if hit is not None and hit[0] is sts:
-        return hit[1]
-    claim = _new_statefulset_claim(sts, ordinal, template_name)
-    if len(_NEW_CLAIMS) >= _NEW_MAX:
-        _NEW_CLAIMS.clear()
-    _NEW_CLAIMS[key] = (sts, claim)
+    claim: PersistentVolumeClaim = _made(_NEW_CLAIMS, (id(sts), ordinal, template_name), sts, lambda: _new_statefulset_claim(sts, ordinal, template_name))
     return claim
 
 

@@ -129,12 +129,10 @@ def test_a_tracked_index_built_at_once_is_the_one_built_object_by_object():
         one._active, one._active_of, one._active_uid, one._owners = {}, {}, {}, {}
         one.pods, one.replicasets = {}, {}
         one.latest = bulk.latest.__class__.min.replace(tzinfo=bulk.latest.tzinfo)
-        one._building = True
         for p in snap.pods.values():
             one.add_pod(p)
         for rs in snap.replicasets.values():
             one.add_replicaset(rs)
-        one._building = False
         import heapq
 
         one._heap = [-t.timestamp() for t, c in one._count.items() if c > 0]
