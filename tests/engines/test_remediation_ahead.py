@@ -95,6 +95,28 @@ def test_two_processes_answer_as_one_on_a_generated_cluster(monkeypatch, counted
     assert {"solve", "verify"} <= kinds, counted  # the next optima and a plan's verification came from the child
 
 
+def test_the_child_checks_a_plan_this_process_replays(monkeypatch, counted, bench_6z) -> None:
+    """A replica goal's verification is check then the replay, each under its own key
+    (Search._verify): the child checks the chain's plans first, and this process, waiting here
+    for those checks, replays the plan itself; the answer is the one process's."""
+    _, snap, goal = bench_6z
+    lookup = ahead.Ahead.lookup
+
+    def waiting(self, key, until=None):
+        if key[0] == "verify":  # as if the child had not got to the whole verification yet
+            self.tell(key)
+            return False, None
+        if key[0] == "check":
+            while key not in self.done and self.alive:
+                self._take(True)
+        return lookup(self, key, until)
+
+    monkeypatch.setattr(ahead.Ahead, "lookup", waiting)
+    one, two = _both(monkeypatch, snap, goal, 3)
+    assert _plain(two) == _plain(one)
+    assert any(k[0] == "check" for k in counted), counted
+
+
 def _wait_for_explanations(monkeypatch) -> None:
     """This process takes every explanation from the child: it waits for the child's answer (or
     its end) before it looks one up (which it would otherwise compute when the child has not

@@ -3,10 +3,12 @@ verifies a plan, what the search will most likely ask for next.
 
 The search (planner.engines.remediation.search, .choose) runs as it does in one process; each
 answer it asks for has a key (a solve of the action model after the same calls, a plan's
-verification by its patches, a replica count's check).  A forked child, which inherits the loaded
+verification by its patches and, for a replica goal, each of its two parts, check and the replay,
+a replica count's check).  A forked child, which inherits the loaded
 snapshot and the search as they are (nothing is pickled but the answers), works through an
 agenda: the next optima of the action model as if every plan before them were verified, their
-verifications (the last first), then the other replica counts and the plan of the nearest one.
+checks, then their verifications (the last first), then the other replica counts and the plan
+of the nearest one.
 It says which key it is doing, then sends the answer.  When the search asks for a key:
 
 * the child sent its answer: that answer (computed as this process would have: the same code on

@@ -522,6 +522,10 @@ def _agenda(worker: Any, search: Any, space: _Space, ctx: Context, opts: SolveOp
         chain.append(dict(chosen))
         found += 1
     worker.mark("chain")
+    # the chain's checks first (this process, verifying the plans from the first, then finds each
+    # plan's check done and replays it), then the verifications, the last first
+    for c in chain:
+        search.check_ahead(materialize(space, ctx, c))
     for c in reversed(chain):
         search.verify(materialize(space, ctx, c))
     if search.after_choose is not None:

@@ -58,6 +58,7 @@ from planner.engines.remediation.verify import (
     involved,
     is_ok_now,
     parse_goal_steps,
+    replay_verdict,
     run_goal_steps,
 )
 from planner.engines.workloads import BOUND_SLACK, ensure_plannable, find_workload, plan_workload
@@ -254,6 +255,8 @@ class Search:
         self.after_choose: Callable[[], Any] | None = None
         # answers this process computed while it waited for the child (while_waiting), by key
         self.spare: dict[Any, Any] = {}
+        # in the child: the answers it computed, by key (see through)
+        self.mine: dict[Any, Any] = {}
 
     def start_ahead(self, agenda: Callable[[Worker], None]) -> None:
         """A forked child running ``agenda`` (at most one per search; ahead.usable decides)."""
@@ -274,11 +277,19 @@ class Search:
         if self.ahead is not None:
             self.ahead.close()
 
-    def through(self, key: Any, compute: Callable[[], Any], until: str | None = None) -> Any:
+    def through(self, key: Any, compute: Callable[[], Any], until: str | None = None, optional: bool | None = None) -> Any:
         """``compute()``, or the child's answer for ``key`` (ahead.Ahead.lookup), or the answer
-        computed while waiting for the child (while_waiting)."""
+        computed while waiting for the child (while_waiting).  In the child: its own answer for
+        ``key`` when it computed one already (a check it did ahead, asked again by the plan's
+        verification), and ``optional`` (by default a verification or an explanation: what the
+        child's agenda does not need itself) skipped when this process took it."""
         if self.worker is not None:
-            return self.worker.through(key, compute, optional=key[0] in ("verify", "explain"))
+            if key in self.mine:
+                return self.mine[key]
+            value = self.worker.through(key, compute, optional=key[0] in ("verify", "explain") if optional is None else optional)
+            if value is not None:
+                self.mine[key] = value
+            return value
         if key in self.spare:
             return self.spare.pop(key)
         if self.ahead is not None:
@@ -307,13 +318,17 @@ class Search:
         return ("verify", digest(repr([(a.patches, a.replicas, a.rolls_template) for a in actions])))
 
     def child_doing(self, key: Any) -> bool:
-        """Is the child working ahead doing ``key`` now (this process would wait for it)?"""
+        """Is the child working ahead doing ``key`` now, or a part of it (a verification's check
+        or replay: _verify), which this process would wait for?"""
         ahead = self.ahead
         if ahead is None or self.worker is not None:
             return False
         while ahead._take(False):
             pass
-        return ahead.alive and ahead.doing == key
+        doing: Any = ahead.doing
+        if not ahead.alive or doing is None:
+            return False
+        return bool(doing == key or (key[0] == "verify" and doing[0] in ("check", "replay") and doing[1:] == key[1:]))
 
     def while_waiting(self, key: Any, jobs: Iterable[tuple[Any, Callable[[], Any]]], last: Callable[[Any], bool] = lambda v: False) -> None:
         """While the child does ``key``, which this process is about to wait for, the ``jobs``
@@ -343,6 +358,9 @@ class Search:
                 ahead.tell(k)
 
     def _verify(self, actions: list[Action]) -> Verdict:
+        """verify.evaluate of the plan; for a replica goal its two parts, check then the replay,
+        each under a key of its own (("check", ...), ("replay", ...)), so that this process and
+        the child working ahead can each do one part of a plan's verification."""
         patches = [p for a in actions for p in a.patches]
         try:
             trial, goal = apply_plan(self.snap, self.goal, patches)
@@ -350,8 +368,37 @@ class Search:
             return Verdict(False, f"patch: {e}")
         n = next((a.replicas for a in actions if a.replicas is not None), None)
         rolls = any(a.rolls_template for a in actions)
-        v = evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls, memo=self.memo)
-        return replace(v, checked=None)  # what the callers read (and what the child sends back)
+        if goal.kind != "replicas":
+            v = evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls, memo=self.memo)
+            return replace(v, checked=None)  # what the callers read (and what the child sends back)
+        digest_ = self.verify_key(actions)[1]
+        c: Verdict = self.through(
+            ("check", digest_),
+            lambda: replace(evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls, replay=False, memo=self.memo), checked=None),
+            optional=False,
+        )
+        if not c.ok:
+            return c
+        r: Verdict = self.through(("replay", digest_), lambda: replay_verdict(trial, goal, n, self.seed), optional=False)
+        return Verdict(r.ok, r.reason, {**c.detail, **r.detail})
+
+    def check_ahead(self, actions: list[Action]) -> None:
+        """In the child: the check part of the plan's verification (_verify), unless this process
+        took it; kept for the verification that asks for it."""
+        patches = [p for a in actions for p in a.patches]
+        try:
+            trial, goal = apply_plan(self.snap, self.goal, patches)
+        except PatchError:
+            return
+        if goal.kind != "replicas":
+            return
+        n = next((a.replicas for a in actions if a.replicas is not None), None)
+        rolls = any(a.rolls_template for a in actions)
+        self.through(
+            ("check", self.verify_key(actions)[1]),
+            lambda: replace(evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls, replay=False, memo=self.memo), checked=None),
+            optional=True,
+        )
 
     def nearest_count(self, ctx: Context) -> int | None:
         """scale-to: the replica count nearest the goal that works (above first: fewer replicas

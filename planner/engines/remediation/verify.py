@@ -576,6 +576,12 @@ def _replay(snap: Snapshot, goal: Goal, n: int | None, seed: int, detail: dict[s
     return Verdict(False, f"replay: {len(running)} of {want} replicas run", detail)
 
 
+def replay_verdict(snap: Snapshot, goal: Goal, replicas: int | None, seed: int) -> Verdict:
+    """The replay part of ``evaluate`` for a replica goal whose check passed (its detail: the
+    replay's alone); ``replicas`` overrides the goal's count, as there."""
+    return _replay(snap, goal, goal.replicas if replicas is None else replicas, seed, {})
+
+
 def is_ok_now(snap: Snapshot, goal: Goal, opts: SolveOptions, seed: int, memo: Memo | None = None) -> Verdict:
     """The goal on the snapshot as read: check alone for replicas (what `planner check` answers),
     the replay for transitions (what `planner simulate` answers)."""
