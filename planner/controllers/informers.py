@@ -11,6 +11,7 @@ call; ``TrackedIndex`` is the one the replay keeps (planner.controllers.reconcil
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
@@ -169,7 +170,7 @@ class TrackedIndex(Index):
     def __init__(self, snap: Snapshot) -> None:
         # creation time by key, of the pods and of the ReplicaSets
         self._times: dict[str, dict[str, datetime]] = {"Pod": {}, "ReplicaSet": {}}
-        self._count: dict[datetime, int] = {}
+        self._count: dict[float, int] = {}  # timestamp -> how many objects were created then
         self._heap: list[float] = []  # -timestamp of each time counted, stale entries popped lazily
         self._at: dict[float, datetime] = {}  # timestamp -> the time (aware: one time per timestamp)
         # active pods (is_pod_active) per controller and controller uid, and what each pod added
@@ -183,7 +184,7 @@ class TrackedIndex(Index):
         self.replicasets = {}
         self.latest = BASE_TIME
         self._bulk(snap.pods.values(), snap.replicasets.values())
-        self._heap = [-t.timestamp() for t, c in self._count.items() if c > 0]
+        self._heap = [-stamp for stamp, c in self._count.items() if c > 0]
         heapq.heapify(self._heap)
         self.begin_pass()
 
@@ -205,13 +206,21 @@ class TrackedIndex(Index):
             if None in parsed.values():
                 times = {k: t for k, t in times.items() if t is not None}
             self._times[kind] = times
-            # the multiset of the objects' times (one per key: a key seen twice counts its last)
-            for t in (times.values() if len(times) != len(keys) else map(parsed.__getitem__, stamps)):
-                if t is not None:
-                    count[t] = count.get(t, 0) + 1
-            for t in parsed.values():
-                if t is not None:
-                    at[t.timestamp()] = t
+            # the multiset of the objects' times (one per key: a key seen twice counts its last),
+            # counted by creation timestamp string first (each distinct time converted once)
+            if len(times) == len(keys):
+                by_stamp: dict[str, int] = Counter(stamps)
+                for ts, n in by_stamp.items():
+                    t = parsed[ts]
+                    if t is not None:
+                        stamp = t.timestamp()
+                        count[stamp] = count.get(stamp, 0) + n
+                        at[stamp] = t
+            else:
+                for t in times.values():
+                    stamp = t.timestamp()
+                    count[stamp] = count.get(stamp, 0) + 1
+                    at[stamp] = t
             for key, x in zip(keys, objs):
                 o = x.owner
                 if o is None or not o.controller:
@@ -255,17 +264,17 @@ class TrackedIndex(Index):
         if t is None:
             return
         times[key] = t
-        c = self._count.get(t, 0)
-        self._count[t] = c + 1
+        stamp = t.timestamp()
+        c = self._count.get(stamp, 0)
+        self._count[stamp] = c + 1
         if c == 0:
-            stamp = t.timestamp()
             self._at[stamp] = t
             heapq.heappush(self._heap, -stamp)
 
     def _untrack(self, times: dict[str, datetime], key: str) -> None:
         t = times.pop(key, None)
         if t is not None:
-            self._count[t] -= 1
+            self._count[t.timestamp()] -= 1
 
     def add_pod(self, p: Pod) -> None:
         # Index.add_pod, with what this index keeps besides
@@ -322,7 +331,7 @@ class TrackedIndex(Index):
 
     def begin_pass(self) -> None:
         heap, count, at = self._heap, self._count, self._at
-        while heap and count.get(at[-heap[0]], 0) <= 0:
+        while heap and count.get(-heap[0], 0) <= 0:
             heapq.heappop(heap)
         self.latest = max(at[-heap[0]], BASE_TIME) if heap else BASE_TIME
 

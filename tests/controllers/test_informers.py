@@ -135,7 +135,7 @@ def test_a_tracked_index_built_at_once_is_the_one_built_object_by_object():
             one.add_replicaset(rs)
         import heapq
 
-        one._heap = [-t.timestamp() for t, c in one._count.items() if c > 0]
+        one._heap = [-stamp for stamp, c in one._count.items() if c > 0]
         heapq.heapify(one._heap)
         one.begin_pass()
         for name in ("pods", "replicasets", "_times", "_count", "_at", "_active", "_active_of", "_active_uid", "_owners"):
