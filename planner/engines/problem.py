@@ -82,6 +82,10 @@ def _signature(p: Pod, plan_index: int, identity_read: bool) -> tuple:
     return (plan_index, labels, tuple(sorted(p.spec.requests.items())), id(p.spec.affinity), p.spec.topology_spread_constraints, p.spec.tolerations, tuple(sorted(p.spec.node_selector.items())), p.spec.host_ports)
 
 
+def _claim_detail(pod: Pod | None, pre_filter: Any) -> tuple[list[str], str]:
+    return volumebinding.claim_detail(pod, pre_filter) if pod is not None else ([], "")
+
+
 def _static_failures(pod: Pod, cluster: ClusterState, enabled: Enabled = None) -> tuple[tuple[tuple[str, str], ...], ...]:
     """Per node (in cluster order): every static plugin but the volume ones that rejects the pod,
     with its reason, in filter order, then InterPodAffinity's and PodTopologySpread's static parts
@@ -230,6 +234,9 @@ def build_problem(
     # 1. static verdicts per pod signature, then per pod for volumes (pins differ per pod)
     by_sig: dict[tuple, tuple] = {}
     verdicts: list[Any] = []
+    # pods with volumes, by key: their claim chains (volumebinding.claim_detail) are the detail of
+    # a volume plugin's exclusion, read only for the groups that have one (step 5)
+    with_volumes: dict[str, Pod] = {}
     details: dict[str, tuple[list[str], str]] = {}
     vclasses = volume_classes(cluster) if any(p.spec.volumes for _, p in new_pods) else None
     vb_pre_filter = volumebinding.PreFilterMemo(cluster) if memo is None else _SharedPreFilter(cluster, memo)
@@ -243,7 +250,7 @@ def build_problem(
         if p.spec.volumes:
             assert vclasses is not None
             v = volumebinding.volume_verdicts(p, cluster, base, vclasses, vb_pre_filter, _ORDER, enabled, vol_memo)
-            details[p.key] = volumebinding.claim_detail(p, vb_pre_filter)
+            with_volumes[p.key] = p
         else:
             v = base
         verdicts.append(v)
@@ -423,7 +430,7 @@ def build_problem(
                 objs: list[str] = []
                 parts: list[str] = []
                 for k in groups[g].pods:
-                    o, d = details.get(k, ([], ""))
+                    o, d = details.get(k) or details.setdefault(k, _claim_detail(with_volumes.get(k), vb_pre_filter))
                     objs.extend(x for x in o if x not in objs)
                     if d and d not in parts:
                         parts.append(d)
