@@ -692,12 +692,26 @@ def _selector_keys(sel: LabelSelector | None) -> set[str]:
 
 def terms_read_pod_identity(terms: Iterable[PodAffinityTerm]) -> bool:
     """Does a pod (anti-)affinity term's selector (matchLabelKeys, mismatchLabelKeys included)
-    read one of POD_IDENTITY_LABELS?"""
+    read one of POD_IDENTITY_LABELS?  (Remembered per tuple of terms: the pods of one template
+    share theirs, and a problem asks it of every pod with required anti-affinity.)"""
+    if type(terms) is tuple:
+        hit = _IDENTITY_READ.get(id(terms))
+        if hit is not None and hit[0] is terms:
+            return hit[1]
     ident = set(POD_IDENTITY_LABELS)
+    out = False
     for t in terms:
         if (_selector_keys(t.label_selector) | set(t.match_label_keys) | set(t.mismatch_label_keys)) & ident:
-            return True
-    return False
+            out = True
+            break
+    if type(terms) is tuple:
+        if len(_IDENTITY_READ) >= 1 << 14:
+            _IDENTITY_READ.clear()
+        _IDENTITY_READ[id(terms)] = (terms, out)  # the tuple is held: its id stays its own
+    return out
+
+
+_IDENTITY_READ: dict[int, tuple[tuple, bool]] = {}  # id(terms) -> (terms, terms_read_pod_identity)
 
 
 def reads_pod_identity(pod: Pod) -> bool:
