@@ -34,6 +34,7 @@ LABEL_POD_INDEX = "apps.kubernetes.io/pod-index"
 # Labels a StatefulSet controller gives each pod its own value of (pkg/controller/statefulset
 # stateful_set_utils.go initIdentity): pods of one template and revision differ only in these.
 POD_IDENTITY_LABELS: tuple[str, ...] = (LABEL_STATEFULSET_POD_NAME, LABEL_POD_INDEX)
+_IDENTITY = frozenset(POD_IDENTITY_LABELS)
 # Labels whose value changes with the workload's revision (the Deployment controller's
 # pod-template-hash, the StatefulSet controller's controller-revision-hash).
 REVISION_LABELS: tuple[str, ...] = (LABEL_POD_TEMPLATE_HASH, LABEL_CONTROLLER_REVISION_HASH)
@@ -692,26 +693,24 @@ def _selector_keys(sel: LabelSelector | None) -> set[str]:
 
 def terms_read_pod_identity(terms: Iterable[PodAffinityTerm]) -> bool:
     """Does a pod (anti-)affinity term's selector (matchLabelKeys, mismatchLabelKeys included)
-    read one of POD_IDENTITY_LABELS?  (Remembered per tuple of terms: the pods of one template
-    share theirs, and a problem asks it of every pod with required anti-affinity.)"""
-    if type(terms) is tuple:
-        hit = _IDENTITY_READ.get(id(terms))
-        if hit is not None and hit[0] is terms:
-            return hit[1]
-    ident = set(POD_IDENTITY_LABELS)
-    out = False
-    for t in terms:
-        if (_selector_keys(t.label_selector) | set(t.match_label_keys) | set(t.mismatch_label_keys)) & ident:
-            out = True
-            break
-    if type(terms) is tuple:
-        if len(_IDENTITY_READ) >= 1 << 14:
-            _IDENTITY_READ.clear()
-        _IDENTITY_READ[id(terms)] = (terms, out)  # the tuple is held: its id stays its own
+    read one of POD_IDENTITY_LABELS?"""
+    return any(map(_term_reads_pod_identity, terms))
+
+
+def _term_reads_pod_identity(t: PodAffinityTerm) -> bool:
+    """terms_read_pod_identity of one term, remembered per term object (the pods of one template
+    share theirs, and a problem asks it of every pod with required anti-affinity)."""
+    hit = _IDENTITY_READ.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    out = bool((_selector_keys(t.label_selector) | set(t.match_label_keys) | set(t.mismatch_label_keys)) & _IDENTITY)
+    if len(_IDENTITY_READ) >= 1 << 14:
+        _IDENTITY_READ.clear()
+    _IDENTITY_READ[id(t)] = (t, out)  # the term is held: its id stays its own
     return out
 
 
-_IDENTITY_READ: dict[int, tuple[tuple, bool]] = {}  # id(terms) -> (terms, terms_read_pod_identity)
+_IDENTITY_READ: dict[int, tuple[PodAffinityTerm, bool]] = {}  # id(term) -> (term, whether it reads one)
 
 
 def reads_pod_identity(pod: Pod) -> bool:

@@ -203,24 +203,27 @@ class TrackedIndex(Index):
             stamps = [x.creation_timestamp for x in objs]
             parsed = {ts: parse_time(ts) for ts in set(stamps)}
             times: dict[str, Any] = dict(zip(keys, map(parsed.__getitem__, stamps)))
+            unique = len(times) == len(keys)  # no key seen twice (as in any snapshot)
             if None in parsed.values():
                 times = {k: t for k, t in times.items() if t is not None}
             self._times[kind] = times
             # the multiset of the objects' times (one per key: a key seen twice counts its last),
             # counted by creation timestamp string first (each distinct time converted once)
-            if len(times) == len(keys):
+            if unique:
                 by_stamp: dict[str, int] = Counter(stamps)
-                for ts, n in by_stamp.items():
+                for ts, n in by_stamp.items():  # in the order the strings first occur
                     t = parsed[ts]
                     if t is not None:
                         stamp = t.timestamp()
                         count[stamp] = count.get(stamp, 0) + n
-                        at[stamp] = t
+                        if stamp not in at:  # as _track: the first object of an instant names its time
+                            at[stamp] = t
             else:
                 for t in times.values():
                     stamp = t.timestamp()
                     count[stamp] = count.get(stamp, 0) + 1
-                    at[stamp] = t
+                    if stamp not in at:
+                        at[stamp] = t
             for key, x in zip(keys, objs):
                 o = x.owner
                 if o is None or not o.controller:

@@ -713,11 +713,12 @@ class _StatefulSetSync:
         """stateful_set_utils.go newVersionedStatefulSetPod: below start + partition a pod is created
         at the current revision, otherwise at the update revision."""
         sts = self.sts
-        base, revision = sts, self.update
         below_partition = sts.update_strategy_type == "RollingUpdate" and ordinal < sts.ordinals_start + sts.partition
         if below_partition and self.current != self.update and self.current_template is not None:
-            base, revision = replace(sts, template=self.current_template), self.current
-        pod = new_statefulset_pod(base, ordinal, revision)
+            # a copy of the set made for this pod alone: not remembered (new_statefulset_pod's memo)
+            pod = _new_statefulset_pod(replace(sts, template=self.current_template), ordinal, self.current)
+        else:
+            pod = new_statefulset_pod(sts, ordinal, self.update)
         created = self.clock.tick()
         return replace(pod, uid=object_uid("Pod", pod.namespace, pod.name, created), creation_timestamp=created)
 

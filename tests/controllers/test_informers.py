@@ -14,6 +14,8 @@ import gc
 import random
 from dataclasses import replace
 
+import pytest
+
 from planner.controllers.informers import TrackedIndex
 from planner.domain import OwnerRef, ReplicaSet
 from planner.snapshot import Snapshot
@@ -110,6 +112,37 @@ def test_index_keeps_no_tracked_object_per_pod() -> None:
     assert large - small < 100, (small, large)
 
 
+def _one_by_one(snap):
+    """A TrackedIndex built with add_pod and add_replicaset one object at a time."""
+    import heapq
+
+    from planner.controllers.informers import BASE_TIME, TrackedIndex
+
+    one = TrackedIndex.__new__(TrackedIndex)
+    one._times = {"Pod": {}, "ReplicaSet": {}}
+    one._count, one._heap, one._at = {}, [], {}
+    one._active, one._active_of, one._active_uid, one._owners = {}, {}, {}, {}
+    one.pods, one.replicasets = {}, {}
+    one.latest = BASE_TIME
+    for p in snap.pods.values():
+        one.add_pod(p)
+    for rs in snap.replicasets.values():
+        one.add_replicaset(rs)
+    one._heap = [-stamp for stamp, c in one._count.items() if c > 0]
+    heapq.heapify(one._heap)
+    one.begin_pass()
+    return one
+
+
+def _same_index(bulk, one, what: str) -> None:
+    for name in ("pods", "replicasets", "_times", "_count", "_at", "_active", "_active_of", "_active_uid", "_owners"):
+        assert getattr(bulk, name) == getattr(one, name), (what, name)
+    # the time that names an instant is the first object's (its offset is what the clock writes)
+    assert {k: (t, t.utcoffset()) for k, t in bulk._at.items()} == {k: (t, t.utcoffset()) for k, t in one._at.items()}, what
+    assert sorted(bulk._heap) == sorted(one._heap) and bulk.latest == one.latest, what
+    assert bulk.latest.utcoffset() == one.latest.utcoffset(), what
+
+
 def test_a_tracked_index_built_at_once_is_the_one_built_object_by_object():
     """TrackedIndex(snap) (the bulk build) against add_pod / add_replicaset one object at a time,
     on every scenario: the same maps, counts, heap and latest time."""
@@ -122,24 +155,30 @@ def test_a_tracked_index_built_at_once_is_the_one_built_object_by_object():
     seen = 0
     for f in sorted((root / "scenarios").glob("*.yaml")):
         snap = load_snapshot([str(f)], Limits())
-        bulk = TrackedIndex(snap)
-        one = TrackedIndex.__new__(TrackedIndex)
-        one._times = {"Pod": {}, "ReplicaSet": {}}
-        one._count, one._heap, one._at = {}, [], {}
-        one._active, one._active_of, one._active_uid, one._owners = {}, {}, {}, {}
-        one.pods, one.replicasets = {}, {}
-        one.latest = bulk.latest.__class__.min.replace(tzinfo=bulk.latest.tzinfo)
-        for p in snap.pods.values():
-            one.add_pod(p)
-        for rs in snap.replicasets.values():
-            one.add_replicaset(rs)
-        import heapq
-
-        one._heap = [-stamp for stamp, c in one._count.items() if c > 0]
-        heapq.heapify(one._heap)
-        one.begin_pass()
-        for name in ("pods", "replicasets", "_times", "_count", "_at", "_active", "_active_of", "_active_uid", "_owners"):
-            assert getattr(bulk, name) == getattr(one, name), (f.name, name)
-        assert sorted(bulk._heap) == sorted(one._heap) and bulk.latest == one.latest, f.name
+        _same_index(TrackedIndex(snap), _one_by_one(snap), f.name)
         seen += len(snap.pods)
     assert seen > 100
+
+
+@pytest.mark.parametrize("unreadable", [False, True])
+def test_one_instant_written_with_two_offsets_keeps_the_first_objects_time(unreadable):
+    """Two creation times naming one instant with different offsets (with and without an
+    unreadable one besides): the instant's time is the first object's, as when the index is built
+    object by object (the replay's clock writes the next second from it)."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from planner.controllers.informers import TrackedIndex
+    from planner.load import Limits, load_snapshot
+
+    root = Path(__file__).resolve().parents[2]
+    snap = load_snapshot([str(sorted((root / "scenarios").glob("*.yaml"))[0])], Limits())
+    keys = list(snap.pods)
+    assert len(keys) >= 3
+    later = "2099-01-01T01:00:00+01:00"
+    stamps = {keys[0]: "2099-01-01T00:00:00Z", keys[1]: later, **({keys[2]: "not a time"} if unreadable else {})}
+    for k, ts in stamps.items():
+        snap.pods[k] = replace(snap.pods[k], creation_timestamp=ts)
+    bulk, one = TrackedIndex(snap), _one_by_one(snap)
+    _same_index(bulk, one, "offsets")
+    assert bulk.latest.utcoffset().total_seconds() == 0  # the first object's "Z", not "+01:00"
