@@ -117,6 +117,7 @@ def _one_by_one(snap):
     import heapq
 
     from planner.controllers.informers import BASE_TIME, TrackedIndex
+    from tests.controllers.world import add_one_by_one
 
     one = TrackedIndex.__new__(TrackedIndex)
     one._times = {"Pod": {}, "ReplicaSet": {}}
@@ -124,10 +125,7 @@ def _one_by_one(snap):
     one._active, one._active_of, one._active_uid, one._owners = {}, {}, {}, {}
     one.pods, one.replicasets = {}, {}
     one.latest = BASE_TIME
-    for p in snap.pods.values():
-        one.add_pod(p)
-    for rs in snap.replicasets.values():
-        one.add_replicaset(rs)
+    add_one_by_one(one, snap)
     one._heap = [-stamp for stamp, c in one._count.items() if c > 0]
     heapq.heapify(one._heap)
     one.begin_pass()

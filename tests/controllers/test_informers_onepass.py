@@ -12,18 +12,14 @@ from planner.domain import OwnerRef, Pod, PodSpec, ReplicaSet
 from planner.snapshot import Snapshot
 from tests.builders import sel
 
-from .world import template
+from .world import add_one_by_one, template
 
 
 def _one_by_one(snap: Snapshot) -> Index:
     ix = Index.__new__(Index)
     ix.pods, ix.replicasets = {}, {}
     ix.latest = BASE_TIME
-    for p in snap.pods.values():
-        ix.add_pod(p)
-    for rs in snap.replicasets.values():
-        ix.add_replicaset(rs)
-    return ix
+    return add_one_by_one(ix, snap)  # type: ignore[no-any-return]
 
 
 def _snap(newest_pod: str, newest_rs: str) -> Snapshot:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from planner.controllers.actions import CreatePod, DeletePod
 from planner.controllers.reconciler import apply, reconcile
@@ -201,3 +202,13 @@ def created_pods(actions: list) -> list[str]:
 
 def deleted_pods(actions: list) -> list[str]:
     return [a.key.split("/", 1)[1] for a in actions if isinstance(a, DeletePod)]
+
+
+def add_one_by_one(ix: Any, snap: Snapshot) -> Any:
+    """``ix`` (an empty Index or TrackedIndex) given every pod, then every ReplicaSet, of ``snap``
+    by add_pod and add_replicaset: what the constructors' bulk builds must equal."""
+    for p in snap.pods.values():
+        ix.add_pod(p)
+    for rs in snap.replicasets.values():
+        ix.add_replicaset(rs)
+    return ix
