@@ -1027,6 +1027,8 @@ def main(argv: list[str] | None = None) -> None:
                 r = bench_size(nodes, z, a.seed, a, variant)
                 r["machine"] = results["machine"]
                 old = results["runs"].get(r["key"])
+                if a.only and old is not None and not r["phases"]:
+                    continue  # none of the phases asked for runs on this variant: it stays as stored
                 if a.only and old is not None:  # merge: the new phases replace or join the stored ones
                     ids = {phase_id(p) for p in r["phases"]}
                     r["phases"] = [p for p in old["phases"] if phase_id(p) not in ids] + r["phases"]
