@@ -319,7 +319,7 @@ class Simulator:
         scheduling gates is never tried: SchedulingGates' PreEnqueue keeps it out, Pending)."""
         moved = False
         for pod in self._queue():
-            if pod.spec.scheduling_gates:
+            if schedulinggates.pre_enqueue(pod) is not None:
                 self._still_pending(pod)
                 continue
             profile = self._profiles[pod.spec.scheduler_name]

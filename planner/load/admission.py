@@ -52,32 +52,41 @@ def resolve_admission(snap: Snapshot, keys: set[tuple[str, str]] | None = None, 
     object read apart is admitted by the cluster it goes into)."""
     by = by if by is not None else snap
     limit_ranges, runtime_classes = by.limit_ranges, by.runtime_classes
-    if not limit_ranges and not any(
-        o.template is not None and o.template.spec.runtime_class_name for _, attr in _TABLES for o in getattr(snap, attr).values()
-    ):
+    templated = list(_templated(snap, keys))
+    if not limit_ranges and not any(obj.template.spec.runtime_class_name for _, _, _, obj in templated):
         return
     by_namespace: dict[str, dict[str, int]] = {}
     refused: dict[str, str] = {}  # why -> the first object it is said of
-    for kind, attr in _TABLES:
-        table: dict[str, Any] = getattr(snap, attr)
-        for key, obj in table.items():
-            if (keys is not None and (kind, key) not in keys) or obj.template is None:
-                continue
-            defaults = by_namespace.get(obj.namespace) if limit_ranges else {}
-            if defaults is None:
-                defaults = by_namespace[obj.namespace] = limit_range_defaults(limit_ranges, obj.namespace)
-            if not defaults and not obj.template.spec.runtime_class_name:
-                continue
-            raw_spec = raw_template_spec(snap, kind, key)
-            if raw_spec is None:
-                continue
-            spec, why = admitted(obj.template.spec, raw_spec, defaults, runtime_classes)
-            if why:
-                refused.setdefault(why, f"{kind} {key}")
-            if spec is not obj.template.spec:
-                table[key] = replace(obj, template=replace(obj.template, spec=spec))
+    for kind, table, key, obj in templated:
+        defaults = by_namespace.get(obj.namespace) if limit_ranges else {}
+        if defaults is None:
+            defaults = by_namespace[obj.namespace] = limit_range_defaults(limit_ranges, obj.namespace)
+        if not defaults and not obj.template.spec.runtime_class_name:
+            continue
+        raw_spec = raw_template_spec(snap, kind, key)
+        if raw_spec is None:
+            continue
+        spec, why = admitted(obj.template.spec, raw_spec, defaults, runtime_classes)
+        if why:
+            refused.setdefault(why, f"{kind} {key}")
+        if spec is not obj.template.spec:
+            table[key] = replace(obj, template=replace(obj.template, spec=spec))
     for why, who in refused.items():
         snap.notes.append(f"{who}: {why}")
+
+
+def _templated(snap: Snapshot, keys: set[tuple[str, str]] | None) -> Any:
+    """(kind, table, key, object) of every workload with a template, in table order (of ``keys``
+    only: a single one looked up, not searched for among every workload)."""
+    for kind, attr in _TABLES:
+        table: dict[str, Any] = getattr(snap, attr)
+        items: Any = table.items()
+        if keys is not None:
+            mine = [k for kd, k in keys if kd == kind and k in table]
+            items = [(k, table[k]) for k in mine] if len(mine) <= 1 else [(k, o) for k, o in table.items() if (kind, k) in keys]
+        for key, obj in items:
+            if obj.template is not None:
+                yield kind, table, key, obj
 
 
 def raw_template_spec(snap: Snapshot, kind: str, key: str) -> dict | None:  # type: ignore[type-arg]

@@ -361,44 +361,45 @@ class Search:
         """verify.evaluate of the plan; for a replica goal its two parts, check then the replay,
         each under a key of its own (("check", ...), ("replay", ...)), so that this process and
         the child working ahead can each do one part of a plan's verification."""
-        patches = [p for a in actions for p in a.patches]
-        try:
-            trial, goal = apply_plan(self.snap, self.goal, patches)
-        except PatchError as e:
-            return Verdict(False, f"patch: {e}")
-        n = next((a.replicas for a in actions if a.replicas is not None), None)
-        rolls = any(a.rolls_template for a in actions)
+        trial = self._trial(actions)
+        if isinstance(trial, Verdict):
+            return trial
+        snap, goal, n, rolls = trial
         if goal.kind != "replicas":
-            v = evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls, memo=self.memo)
+            v = evaluate(snap, goal, self.opts, self.seed, replicas=n, template_changed=rolls, memo=self.memo)
             return replace(v, checked=None)  # what the callers read (and what the child sends back)
         digest_ = self.verify_key(actions)[1]
-        c: Verdict = self.through(
-            ("check", digest_),
-            lambda: replace(evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls, replay=False, memo=self.memo), checked=None),
-            optional=False,
-        )
+        c = self._check_part(digest_, trial, optional=False)
         if not c.ok:
             return c
-        r: Verdict = self.through(("replay", digest_), lambda: replay_verdict(trial, goal, n, self.seed), optional=False)
+        r: Verdict = self.through(("replay", digest_), lambda: replay_verdict(snap, goal, n, self.seed), optional=False)
         return Verdict(r.ok, r.reason, {**c.detail, **r.detail})
 
     def check_ahead(self, actions: list[Action]) -> None:
         """In the child: the check part of the plan's verification (_verify), unless this process
         took it; kept for the verification that asks for it."""
+        trial = self._trial(actions)
+        if not isinstance(trial, Verdict) and trial[1].kind == "replicas":
+            self._check_part(self.verify_key(actions)[1], trial, optional=True)
+
+    def _trial(self, actions: list[Action]) -> tuple[Snapshot, Goal, int | None, bool] | Verdict:
+        """The snapshot and goal the plan's patches make, its replica count (a scale-to action's)
+        and whether it rolls the template; a failed Verdict when the patches do not apply."""
         patches = [p for a in actions for p in a.patches]
         try:
-            trial, goal = apply_plan(self.snap, self.goal, patches)
-        except PatchError:
-            return
-        if goal.kind != "replicas":
-            return
-        n = next((a.replicas for a in actions if a.replicas is not None), None)
-        rolls = any(a.rolls_template for a in actions)
-        self.through(
-            ("check", self.verify_key(actions)[1]),
-            lambda: replace(evaluate(trial, goal, self.opts, self.seed, replicas=n, template_changed=rolls, replay=False, memo=self.memo), checked=None),
-            optional=True,
+            snap, goal = apply_plan(self.snap, self.goal, patches)
+        except PatchError as e:
+            return Verdict(False, f"patch: {e}")
+        return snap, goal, next((a.replicas for a in actions if a.replicas is not None), None), any(a.rolls_template for a in actions)
+
+    def _check_part(self, digest_: str, trial: tuple[Snapshot, Goal, int | None, bool], optional: bool) -> Verdict:
+        snap, goal, n, rolls = trial
+        v: Verdict = self.through(
+            ("check", digest_),
+            lambda: replace(evaluate(snap, goal, self.opts, self.seed, replicas=n, template_changed=rolls, replay=False, memo=self.memo), checked=None),
+            optional=optional,
         )
+        return v
 
     def nearest_count(self, ctx: Context) -> int | None:
         """scale-to: the replica count nearest the goal that works (above first: fewer replicas
