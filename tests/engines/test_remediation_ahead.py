@@ -185,9 +185,9 @@ def test_explanations_while_waiting_for_the_child_answer_as_one(monkeypatch, ben
     taken: list[object] = []
     while_waiting = search_mod.Search.while_waiting
 
-    def spy(self, key, jobs, last=lambda v: False):
+    def spy(self, key, jobs, last=lambda v: False, rest=None):
         before = set(self.spare)
-        while_waiting(self, key, jobs, last)
+        while_waiting(self, key, jobs, last, rest)
         taken.extend(k for k in self.spare if k not in before)
 
     monkeypatch.setattr(search_mod.Search, "child_doing", lambda self, key: self.ahead is not None)

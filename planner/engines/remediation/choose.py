@@ -42,7 +42,7 @@ without a replay.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -415,7 +415,7 @@ def choose(
             # while this plan is verified, a forked child solves for the next ones (as if it were
             # verified) and verifies them (planner.engines.remediation.ahead)
             space.chain_base = len(space.history)
-            search.start_ahead(lambda worker: _agenda(worker, search, space, ctx, opts, dict(chosen), len(out.plans), top, set(proposed)))  # noqa: B023
+            search.start_ahead(lambda worker: _agenda(worker, search, space, ctx, opts, dict(chosen), len(out.plans), top, set(proposed), _used(out, actions), proven_below))  # noqa: B023
         if len(out.plans) + 1 >= top and search.ahead is not None:
             # the last plan wanted, which the child may be verifying: while this process would
             # wait for it, the explanations that come next, in the order they are asked for, up
@@ -423,8 +423,12 @@ def choose(
             # answers, as the child's, are those computed alone
             search.while_waiting(
                 search.verify_key(actions),
-                ((("explain", oid), lambda oid=oid: _core_explanation(space, oid, opts)) for oid in _likely_explained(space, [*stats["_found"], chosen])),
+                (
+                    (("explain", oid), lambda oid=oid: _core_explanation(space, oid, opts))
+                    for oid in _likely_explained(space, [*stats["_found"], chosen], _used(out, actions), proven_below, opts)
+                ),
                 last=lambda answer: answer[1],
+                rest=lambda: [("explain", oid) for oid in space.actions],
             )
         v = search.verify(actions)
         if v.ok:
@@ -448,7 +452,7 @@ def choose(
     if out.fallback:
         proven_below = None
     found_families = [{space.actions[k].family if k in space.actions else k for k in f} for f in stats["_found"]]
-    used = {a.label() for p in out.plans for a in p.actions} | {x["actions"][0] for x in out.rejected if len(x["actions"]) == 1}
+    used = _used(out)
     proofs = 0
     budget = ExplainBudget()
     for oid, a in space.actions.items():
@@ -473,6 +477,13 @@ def choose(
     del stats["_found"], stats["_repaired"]
     out.stats = stats
     return out
+
+
+def _used(out: Chosen, verifying: Sequence[Action] = ()) -> set[str]:
+    """The labels the proofs leave out: the plans' actions (and those of the plan ``verifying``,
+    as if it were verified) and the candidates rejected alone."""
+    used = {a.label() for p in out.plans for a in p.actions} | {x["actions"][0] for x in out.rejected if len(x["actions"]) == 1}
+    return used | {a.label() for a in verifying}
 
 
 def _frozen(chosen: dict[str, int]) -> tuple:
@@ -503,7 +514,10 @@ def _solve(search: Any, space: _Space, opts: SolveOptions) -> Any:
     return solve_actions(space.am, opts)
 
 
-def _agenda(worker: Any, search: Any, space: _Space, ctx: Context, opts: SolveOptions, chosen: dict[str, int], found: int, top: int, proposed: set) -> None:
+def _agenda(
+    worker: Any, search: Any, space: _Space, ctx: Context, opts: SolveOptions, chosen: dict[str, int], found: int, top: int,
+    proposed: set, used: set[str], bound: float | None,
+) -> None:
     """The child's work (planner.engines.remediation.ahead), while this process verifies the plan
     ``chosen``: the model's next optima as if each plan before were verified (as the loop of
     ``choose`` asks for them, up to ``top`` plans), then their verifications, the last first (this
@@ -521,6 +535,7 @@ def _agenda(worker: Any, search: Any, space: _Space, ctx: Context, opts: SolveOp
         chosen = res.chosen
         chain.append(dict(chosen))
         found += 1
+        bound = res.objective if bound is not None and res.status == "optimal" else None
     worker.mark("chain")
     # the chain's checks first (this process, verifying the plans from the first, then finds each
     # plan's check done and replays it), then the verifications, the last first
@@ -532,7 +547,8 @@ def _agenda(worker: Any, search: Any, space: _Space, ctx: Context, opts: SolveOp
         search.after_choose()
     # the explanations of the candidates proven useless alone (choose, after the model's plans),
     # the last first: this process asks for them from the first
-    for oid in reversed(_likely_explained(space, [first, *chain])):
+    used = used | {a.label() for c in chain for a in materialize(space, ctx, c)}
+    for oid in reversed(list(_likely_explained(space, [first, *chain], used, bound, opts))):
         search.through(("explain", oid), lambda: _core_explanation(space, oid, opts))  # noqa: B023
 
 
@@ -664,19 +680,31 @@ def _core_explanation(space: _Space, oid: str, opts: SolveOptions) -> tuple[str 
     return f"check: still unschedulable: {why}", False
 
 
-def _likely_explained(space: _Space, found: list[dict[str, int]]) -> list[str]:
+def _likely_explained(
+    space: _Space, found: list[dict[str, int]], used: set[str], bound: float | None, opts: SolveOptions
+) -> Iterator[str]:
     """The template changes whose explanation the search will most likely ask for after the model's
-    plans (choose, _explain): the first variant of each family, in the candidates' order, but
-    those of the families of the plans ``found``."""
-    done = {space.actions[k].family if k in space.actions else k for f in found for k in f}
+    plans, in the order it asks (choose's proofs, then _explain): as if the plans ``found`` were
+    all the plans, ``used`` the labels of their actions and of the candidates rejected alone, and
+    ``bound`` the last optimum (None: not proven).  A candidate is explained when no plan found
+    lies within its family, its label is not used, the model proves it useless alone (below the
+    bound, or by a solve with it alone: run here, as the proofs run it) and it is the first of its
+    family so explained (ExplainBudget).  Lazy: each solve runs when the next one is asked for."""
     if ROLL not in {w.name for w in space.am.problem.worlds}:
-        return []
-    out = []
+        return
+    am = space.am
+    families = [{space.actions[k].family if k in space.actions else k for k in f} for f in found]
+    explained: set[str] = set()
     for oid, a in space.actions.items():
-        if a.rolls_template and a.family not in done and _variant_problem(space, oid) is not None:
-            done.add(a.family)
-            out.append(oid)
-    return out
+        if not a.rolls_template or a.family in explained or a.label() in used or any(f <= {a.family} for f in families):
+            continue
+        if _variant_problem(space, oid) is None:
+            continue
+        if bound is None or _objective_of(am, {oid: 1}) >= bound:
+            if solve_actions(am, opts, am.only({oid: 1})).status != "infeasible":
+                continue
+        explained.add(a.family)
+        yield oid
 
 
 def _proof_reason(ctx: Context, a: Action, nodes: int = 0) -> str:

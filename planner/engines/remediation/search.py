@@ -330,12 +330,16 @@ class Search:
             return False
         return bool(doing == key or (key[0] == "verify" and doing[0] in ("check", "replay") and doing[1:] == key[1:]))
 
-    def while_waiting(self, key: Any, jobs: Iterable[tuple[Any, Callable[[], Any]]], last: Callable[[Any], bool] = lambda v: False) -> None:
+    def while_waiting(
+        self, key: Any, jobs: Iterable[tuple[Any, Callable[[], Any]]], last: Callable[[Any], bool] = lambda v: False,
+        rest: Callable[[], Iterable[Any]] | None = None,
+    ) -> None:
         """While the child does ``key``, which this process is about to wait for, the ``jobs``
         ((key, compute) each, answers the search will most likely ask for later, in the order
         it asks), one at a time, each taken from the child, or computed here (the child is told,
         and skips it) and kept for ``through``; none once the child is done with ``key``, nor
-        after an answer that ``last`` says ends the series."""
+        after an answer that ``last`` says ends the series (then the keys ``rest()`` names, or
+        the jobs left, are forgone)."""
         for k, compute in jobs:
             if k in self.spare:
                 continue
@@ -345,7 +349,7 @@ class Search:
             found, value = self.ahead.lookup(k)
             value = self.spare[k] = value if found else compute()
             if last(value):
-                self.forgo(k for k, _ in jobs)
+                self.forgo(rest() if rest is not None else (k for k, _ in jobs))
                 return
 
     def forgo(self, keys: Iterable[Any]) -> None:
