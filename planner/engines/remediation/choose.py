@@ -124,6 +124,7 @@ class _Space:
     # names a solve of it (the child working ahead sends its solves under that name)
     history: list[tuple[str, tuple]] = field(default_factory=list)
     chain_base: int = -1  # len(history) when the child started: its solves follow "sup" calls alone
+    alone: dict[str, str] = field(default_factory=dict)  # option id -> its solve alone's status (_alone)
 
 
 def cost_fields(allow_destructive: bool) -> tuple[str, ...]:
@@ -425,7 +426,7 @@ def choose(
                 search.verify_key(actions),
                 (
                     (("explain", oid), lambda oid=oid: _core_explanation(space, oid, opts))
-                    for oid in _likely_explained(space, [*stats["_found"], chosen], _used(out, actions), proven_below, opts)
+                    for oid in _likely_explained(search, space, [*stats["_found"], chosen], _used(out, actions), proven_below, opts)
                 ),
                 last=lambda answer: answer[1],
                 rest=lambda: [("explain", oid) for oid in space.actions],
@@ -460,7 +461,7 @@ def choose(
             continue
         if proven_below is None or _objective_of(am, {oid: 1}) >= proven_below:
             proofs += 1
-            if solve_actions(am, opts, am.only({oid: 1})).status != "infeasible":
+            if _alone(search, space, oid, opts) != "infeasible":
                 continue
         out.rejected.append({"actions": [a.label()], "reason": _explain(space, oid, opts, ctx.failure.text, budget, search) or _proof_reason(ctx, a)})
     for ng in am.problem.node_groups:
@@ -548,8 +549,25 @@ def _agenda(
     # the explanations of the candidates proven useless alone (choose, after the model's plans),
     # the last first: this process asks for them from the first
     used = used | {a.label() for c in chain for a in materialize(space, ctx, c)}
-    for oid in reversed(list(_likely_explained(space, [first, *chain], used, bound, opts))):
+    for oid in reversed(list(_likely_explained(search, space, [first, *chain], used, bound, opts))):
         search.through(("explain", oid), lambda: _core_explanation(space, oid, opts))  # noqa: B023
+
+
+def _alone(search: Any, space: _Space, oid: str, opts: SolveOptions) -> str:
+    """The status of the model's solve with the option ``oid`` alone (every other option off, no
+    new node): the proof that it cannot reach the goal alone ("infeasible").  Asked by the proofs
+    and by the guesses of what they will explain (_likely_explained, here and in the child working
+    ahead), so under a key of its own and remembered.
+
+    The answer does not depend on the plans blocked since the model was built, for any option
+    the proofs reach: a verified plan's block holds unless every option of that plan is of the
+    option's family (the proofs skip such a family), and a rejected plan's block excludes that
+    plan alone, which is the option alone only when it was rejected alone (the proofs skip its
+    label).  So an answer computed earlier stands for the one the proofs would compute."""
+    hit = space.alone.get(oid)
+    if hit is None:
+        hit = space.alone[oid] = search.through(("alone", oid), lambda: solve_actions(space.am, opts, space.am.only({oid: 1})).status)
+    return hit
 
 
 def _objective_of(am: ActionModel, chosen: dict[str, int]) -> int:
@@ -681,14 +699,14 @@ def _core_explanation(space: _Space, oid: str, opts: SolveOptions) -> tuple[str 
 
 
 def _likely_explained(
-    space: _Space, found: list[dict[str, int]], used: set[str], bound: float | None, opts: SolveOptions
+    search: Any, space: _Space, found: list[dict[str, int]], used: set[str], bound: float | None, opts: SolveOptions
 ) -> Iterator[str]:
     """The template changes whose explanation the search will most likely ask for after the model's
     plans, in the order it asks (choose's proofs, then _explain): as if the plans ``found`` were
     all the plans, ``used`` the labels of their actions and of the candidates rejected alone, and
     ``bound`` the last optimum (None: not proven).  A candidate is explained when no plan found
     lies within its family, its label is not used, the model proves it useless alone (below the
-    bound, or by a solve with it alone: run here, as the proofs run it) and it is the first of its
+    bound, or by its solve alone: _alone, whose answers the proofs take) and it is the first of its
     family so explained (ExplainBudget).  Lazy: each solve runs when the next one is asked for."""
     if ROLL not in {w.name for w in space.am.problem.worlds}:
         return
@@ -700,9 +718,8 @@ def _likely_explained(
             continue
         if _variant_problem(space, oid) is None:
             continue
-        if bound is None or _objective_of(am, {oid: 1}) >= bound:
-            if solve_actions(am, opts, am.only({oid: 1})).status != "infeasible":
-                continue
+        if (bound is None or _objective_of(am, {oid: 1}) >= bound) and _alone(search, space, oid, opts) != "infeasible":
+            continue
         explained.add(a.family)
         yield oid
 
