@@ -73,6 +73,7 @@ from planner.scheduler.fastfilter import FastFilter, supports
 from planner.scheduler.framework import NO_PRIORITY, ClusterState, JournaledDict
 from planner.scheduler.plugins.defaultpreemption import preemption
 from planner.scheduler.plugins.schedulinggates import preenqueue as schedulinggates
+from planner.scheduler.queueing import pod_add_may_help
 from planner.scheduler.registry import DEFAULT_PROFILE, DEFAULT_SCHEDULER_NAME, Profile
 from planner.snapshot import Snapshot
 
@@ -201,6 +202,7 @@ class Simulator:
         self.rng = random.Random(seed)
         self.progress = progress
         self.pending_since: dict[str, int] = {}
+        self._unschedulable: dict[str, tuple] = {}  # pod key -> its marker when no node passed (_still_unschedulable)
         self.placements = 0
         self._reset_priority()  # see _lower_priority_runs
 
@@ -323,7 +325,12 @@ class Simulator:
                 self._still_pending(pod)
                 continue
             profile = self._profiles[pod.spec.scheduler_name]
-            if self.fast is not None and profile.default_filters and supports(pod):
+            fast = self.fast is not None and profile.default_filters and supports(pod)
+            if fast and self._still_unschedulable(pod, profile):
+                self._still_pending(pod)
+                continue
+            if fast:
+                assert self.fast is not None
                 positions = self.fast.feasible_positions(pod)
             else:
                 # a profile whose filters differ from the default's: the filter plugins themselves
@@ -335,6 +342,8 @@ class Simulator:
                     moved = True
                     continue
                 self._still_pending(pod)
+                if fast and self.incremental:
+                    self._unschedulable[pod.key] = self._marker(pod)
                 continue
             if len(chosen) == 1:
                 host = self._names[chosen[0]]
@@ -346,6 +355,27 @@ class Simulator:
             self._bind(pod, host)
             moved = True
         return moved
+
+    def _marker(self, pod: Pod) -> tuple:
+        """What a pod no node passed was tried against: itself (a nomination replaces it), the
+        filter's cluster (a node change builds another) and the pods deleted from it (see
+        _still_unschedulable; claims, volumes and classes are not read for the pods it is asked
+        about: none has volumes; the filters count bound pods only, not other pods' nominations)."""
+        assert self.fast is not None
+        return (pod, self.fast, self.fast.removals)
+
+    def _still_unschedulable(self, pod: Pod, profile: Profile) -> bool:
+        """Whether trying ``pod`` again would find no node and do nothing else, known without
+        filtering (the incremental replay; the full one tries it, the reference the tests hold
+        this to): it found none before, only pods were bound since (nothing deleted, no node
+        changed: its marker is the same), binding pods
+        cannot help it (planner.scheduler.queueing.pod_add_may_help: the scheduling queue keeps
+        it aside likewise) and it would not try preemption (which would draw on the random
+        numbers): it may not preempt, or no pod of a lower priority runs."""
+        mark = self._unschedulable.get(pod.key)
+        if mark is None or mark[0] is not pod or mark[1:] != self._marker(pod)[1:] or pod_add_may_help(pod, profile):
+            return False
+        return not (preemption.may_preempt(pod.spec) and self._lower_priority_runs(pod.spec.priority))
 
     def _bind(self, pod: Pod, host: str) -> None:
         bound = bind_pod(self.cluster, pod, host)

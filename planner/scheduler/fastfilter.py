@@ -92,6 +92,7 @@ class FastFilter:
         self.counts: dict[Any, np.ndarray] = {}
         self.count_keys: list[Any] = []  # counts' keys in insertion order (see _keys_matching)
         self.log: list[int] = []  # the node of every bind and delete, in order (see _resources)
+        self.removals = 0  # the deletes among them
         self.count_identity = False  # some counted selector reads a pod identity label (_keys_matching)
         self.res_cache: dict[Any, list] = {}  # requests checked -> [mask, len(log) it reflects]
         self.key_cache: dict[Any, list] = {}
@@ -116,6 +117,7 @@ class FastFilter:
         self._update(pod, +1)
 
     def on_delete(self, pod: Pod) -> None:
+        self.removals += 1
         self._update(pod, -1)
 
     def _update(self, pod: Pod, sign: int) -> None:
