@@ -983,6 +983,14 @@ def render(results: dict[str, Any], doc: Path, plot: Path) -> None:
 
 
 
+def merged_when(old: str, ids: set[str], when: str) -> str:
+    """A variant's time stamp once ``--only`` measured the phases ``ids`` again at ``when``: the
+    stored stamp, with the latest time of those phases only (an earlier one of theirs dropped)."""
+    label = f"{', '.join(sorted(ids))} at "
+    kept = [part for part in old.split("; ") if not part.startswith(label)]
+    return "; ".join([*kept, label + when])
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.run", description="planner benchmarks (see docs/performance.md)")
     ap.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="node counts, e.g. 50,500 (default 50,500,5000)")
@@ -1033,7 +1041,7 @@ def main(argv: list[str] | None = None) -> None:
                     ids = {phase_id(p) for p in r["phases"]}
                     r["phases"] = [p for p in old["phases"] if phase_id(p) not in ids] + r["phases"]
                     r["phases"].sort(key=lambda p: PHASE_ORDER.index(phase_id(p)) if phase_id(p) in PHASE_ORDER else 99)
-                    r["when"] = old["when"] + f"; {', '.join(sorted(ids))} at {r['when']}"
+                    r["when"] = merged_when(old["when"], ids, r["when"])
                 results["runs"][r["key"]] = r
                 write_file(RESULTS, json.dumps(results, indent=1))
                 log(f"{r['key']}: done in {time.perf_counter() - t:.0f}s")

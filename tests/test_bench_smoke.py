@@ -74,3 +74,14 @@ def test_explain_answers_for_bench_pending(cli, cluster_50):
     r = cli(["explain", cluster_50["json"], "--pod", "bench/bench-pending", "-o", "json"])
     assert r.code == 1, r.err  # unschedulable by construction (bench/generate.py docstring)
     assert json.loads(r.out)["schedulable"] is False
+
+
+def test_only_keeps_the_latest_time_of_phases_measured_again():
+    from bench.run import merged_when
+
+    first = merged_when("2026-11-28 09:14 UTC", {"remediate"}, "2026-11-28 09:22 UTC")
+    assert first == "2026-11-28 09:14 UTC; remediate at 2026-11-28 09:22 UTC"
+    again = merged_when(first, {"remediate"}, "2026-11-28 09:30 UTC")
+    assert again == "2026-11-28 09:14 UTC; remediate at 2026-11-28 09:30 UTC"
+    other = merged_when(again, {"simulate"}, "2026-11-28 09:40 UTC")
+    assert other == "2026-11-28 09:14 UTC; remediate at 2026-11-28 09:30 UTC; simulate at 2026-11-28 09:40 UTC"
