@@ -985,10 +985,16 @@ def render(results: dict[str, Any], doc: Path, plot: Path) -> None:
 
 def merged_when(old: str, ids: set[str], when: str) -> str:
     """A variant's time stamp once ``--only`` measured the phases ``ids`` again at ``when``: the
-    stored stamp, with the latest time of those phases only (an earlier one of theirs dropped)."""
-    label = f"{', '.join(sorted(ids))} at "
-    kept = [part for part in old.split("; ") if not part.startswith(label)]
-    return "; ".join([*kept, label + when])
+    stored stamp, each phase named at its latest time only (an earlier part loses the phases
+    measured again, and goes when none is left)."""
+    head, *parts = old.split("; ")
+    kept = [head]
+    for part in parts:
+        names, sep, at = part.partition(" at ")
+        left = [n for n in names.split(", ") if n not in ids] if sep else [part]
+        if left:
+            kept.append(f"{', '.join(left)}{sep}{at}")
+    return "; ".join([*kept, f"{', '.join(sorted(ids))} at {when}"])
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -169,12 +169,15 @@ class ActionModel:
         self.model.add_bool_or(lits)
 
     def only(self, chosen: dict[str, int]) -> list[Any]:
-        """Assumptions that fix every option to ``chosen`` (node groups: exactly that count)."""
+        """Assumptions that fix every option to ``chosen`` (node groups: exactly that count; none
+        by the group's own "no new node" literal, so that the model gains no variable: a solve
+        of an option alone, which the search may ask for ahead of time, leaves it as it was)."""
         out: list[Any] = []
         for oid, lit in self.lits.items():
             out.append(lit if chosen.get(oid) else lit.negated())
         for gid in self.counts:
-            out.append(self._exactly(gid, chosen.get(gid, 0)))
+            k = chosen.get(gid, 0)
+            out.append(self.some[gid].negated() if k == 0 else self._exactly(gid, k))
         return out
 
     def at_most(self, chosen: dict[str, int]) -> list[Any]:

@@ -85,3 +85,5 @@ def test_only_keeps_the_latest_time_of_phases_measured_again():
     assert again == "2026-11-28 09:14 UTC; remediate at 2026-11-28 09:30 UTC"
     other = merged_when(again, {"simulate"}, "2026-11-28 09:40 UTC")
     assert other == "2026-11-28 09:14 UTC; remediate at 2026-11-28 09:30 UTC; simulate at 2026-11-28 09:40 UTC"
+    both = merged_when("T0", {"e2e-sts", "e2e-sts-cached"}, "T1")
+    assert merged_when(both, {"e2e-sts"}, "T2") == "T0; e2e-sts-cached at T1; e2e-sts at T2"

@@ -247,6 +247,7 @@ class Simulator:
                 self.fast.on_delete(pod)
             self.cluster.remove_pod(pod)
         self.pending_since.pop(key, None)
+        self._unschedulable.pop(key, None)  # its marker holds a cluster: not kept past the pod
         self._seq.pop(key, None)
         self._unbound.pop(key, None)
         self._event("deleted", pod=key, node=pod.spec.node_name or None, reason=reason)
@@ -383,6 +384,7 @@ class Simulator:
             self.fast.on_bind(bound)
         self.snap.pods[pod.key] = bound
         self._unbound.pop(pod.key, None)
+        self._unschedulable.pop(pod.key, None)
         if self.ctrl is not None:
             self.ctrl.pod_changed(bound)
         self.pending_since.pop(pod.key, None)

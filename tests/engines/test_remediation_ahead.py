@@ -332,3 +332,25 @@ def test_neither_side_waits_on_a_full_pipe() -> None:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
         a.close()
+
+
+def test_while_waiting_makes_no_job_once_the_child_is_done(monkeypatch) -> None:
+    """Search.while_waiting asks whether the child still does the key before it makes the next
+    job (making one may run a solve: choose._likely_explained), and stops there."""
+    made: list[int] = []
+
+    def jobs():
+        for i in range(3):
+            made.append(i)
+            yield ("explain", str(i)), lambda i=i: (f"why {i}", False)
+
+    class Child:
+        def lookup(self, key, until=None):
+            return False, None
+
+    search = search_mod.Search.__new__(search_mod.Search)
+    search.spare, search.ahead = {}, Child()
+    doing = [True, False]
+    monkeypatch.setattr(search_mod.Search, "child_doing", lambda self, key: doing.pop(0) if doing else False)
+    search.while_waiting(("verify", "x"), jobs())
+    assert made == [0] and list(search.spare) == [("explain", "0")]

@@ -221,3 +221,18 @@ def test_possible_worlds_against_the_solver():
     assert am.possible_worlds([]) == {"stay", "roll"}
     assert am.possible_worlds([am.worlds["roll"]]) == {"roll"}
     assert am.possible_worlds([am.worlds["stay"].negated()]) == {"roll"}
+
+
+def test_a_solve_with_no_new_node_leaves_the_model_as_it_was():
+    """ActionModel.only with no node added assumes each group's own "no new node" literal: a solve
+    of an option alone (the remediation search may ask for one ahead of time, while the model's
+    next optimum is still to come) adds no variable or constraint, so the optima after it are
+    those of a search that never asked (with a count, ``==k`` literals are made, once each)."""
+    ap, _ = _node_problem({"a": 0, "b": 0}, {"a": 1, "b": 0}, 3, 1, limit=3)
+    am = build_actions(ap)
+    proto = am.model.proto
+    before = (len(proto.variables), len(proto.constraints))
+    assert solve_actions(am, assumptions=am.only({})).status == "infeasible"
+    assert (len(proto.variables), len(proto.constraints)) == before
+    assert solve_actions(am, assumptions=am.only({"group-b": 2})).status == "optimal"
+    assert (len(proto.variables), len(proto.constraints)) != before

@@ -340,16 +340,19 @@ class Search:
         and skips it) and kept for ``through``; none once the child is done with ``key``, nor
         after an answer that ``last`` says ends the series (then the keys ``rest()`` names, or
         the jobs left, are forgone)."""
-        for k, compute in jobs:
+        it = iter(jobs)
+        while self.child_doing(key):  # asked before the next job is made (making one may solve)
+            job = next(it, None)
+            if job is None:
+                return
+            k, compute = job
             if k in self.spare:
                 continue
-            if not self.child_doing(key):
-                return
             assert self.ahead is not None
             found, value = self.ahead.lookup(k)
             value = self.spare[k] = value if found else compute()
             if last(value):
-                self.forgo(rest() if rest is not None else (k for k, _ in jobs))
+                self.forgo(rest() if rest is not None else (k for k, _ in it))
                 return
 
     def forgo(self, keys: Iterable[Any]) -> None:
