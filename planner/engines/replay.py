@@ -369,10 +369,10 @@ class Simulator:
         """Whether trying ``pod`` again would find no node and do nothing else, known without
         filtering (the incremental replay; the full one tries it, the reference the tests hold
         this to): it found none before, only pods were bound since (nothing deleted, no node
-        changed: its marker is the same), binding pods
-        cannot help it (planner.scheduler.queueing.pod_add_may_help: the scheduling queue keeps
-        it aside likewise) and it would not try preemption (which would draw on the random
-        numbers): it may not preempt, or no pod of a lower priority runs."""
+        changed: its marker is the same), binding pods cannot help it
+        (planner.scheduler.queueing.pod_add_may_help: the scheduling queue keeps it aside
+        likewise) and it would not try preemption (which would draw on the random numbers): it
+        may not preempt, or no pod of a lower priority runs."""
         mark = self._unschedulable.get(pod.key)
         if mark is None or mark[0] is not pod or mark[1:] != self._marker(pod)[1:] or pod_add_may_help(pod, profile):
             return False
