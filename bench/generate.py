@@ -434,7 +434,7 @@ class Cluster:
 
     def _env(self, ns: str, app: str) -> list[dict]:
         rng = self.rng
-        env = [{"name": "LOG_LEVEL", "value": rng.choice(["info", "info", "warn", "debug"])}]
+        env: list[dict] = [{"name": "LOG_LEVEL", "value": rng.choice(["info", "info", "warn", "debug"])}]
         if rng.random() < 0.5:
             env.append({"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}})
         if rng.random() < 0.5:
