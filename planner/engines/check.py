@@ -16,7 +16,7 @@ from __future__ import annotations
 from bisect import insort
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import models
@@ -616,7 +616,9 @@ def explain_core(built: Built, core: list[Guard], ctx: Context, opts: SolveOptio
         msg = f"required anti-affinity ({a.topology_key}): {_names(pods)} may not share a {doms}"
         out.append({"constraint": "InterPodAffinity", "objects": [source], "message": msg})
     for g in others:
-        counter = solve(built, opts, enabled=[x for x in core if x is not g])
+        # any placement that keeps the rest of the core shows what the guard prevents: the first
+        # one found, without probing (models.solve.SolveOptions.probing)
+        counter = solve(built, replace(opts, probing=False), enabled=[x for x in core if x is not g])
         if g.kind == "spread":
             out.append(_spread_message(built, g.ref, counter.x if counter.status == "feasible" else None, ctx))
         else:
