@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Union
 
+from planner.memo import ByIdentity
+
 IntOrString = Union[int, str]
 
 # Well-known label keys (k8s.io/api/core/v1/well_known_labels.go).
@@ -700,17 +702,10 @@ def terms_read_pod_identity(terms: Iterable[PodAffinityTerm]) -> bool:
 def _term_reads_pod_identity(t: PodAffinityTerm) -> bool:
     """terms_read_pod_identity of one term, remembered per term object (the pods of one template
     share theirs, and a problem asks it of every pod with required anti-affinity)."""
-    hit = _IDENTITY_READ.get(id(t))
-    if hit is not None and hit[0] is t:
-        return hit[1]
-    out = bool((_selector_keys(t.label_selector) | set(t.match_label_keys) | set(t.mismatch_label_keys)) & _IDENTITY)
-    if len(_IDENTITY_READ) >= 1 << 14:
-        _IDENTITY_READ.clear()
-    _IDENTITY_READ[id(t)] = (t, out)  # the term is held: its id stays its own
-    return out
+    return _IDENTITY_READ.get(t, lambda: bool((_selector_keys(t.label_selector) | set(t.match_label_keys) | set(t.mismatch_label_keys)) & _IDENTITY))
 
 
-_IDENTITY_READ: dict[int, tuple[PodAffinityTerm, bool]] = {}  # id(term) -> (term, whether it reads one)
+_IDENTITY_READ: ByIdentity[bool] = ByIdentity(1 << 14)  # term -> whether it reads one
 
 
 def reads_pod_identity(pod: Pod) -> bool:

@@ -49,7 +49,6 @@ class Clock:
 
 
 _INDEX_ATTR = "_planner_controllers_index"
-_UNPARSED: Any = object()  # TrackedIndex._bulk: a creation time not parsed yet
 OwnerKey = tuple[str, str, str]  # (namespace, controller kind, controller name)
 
 

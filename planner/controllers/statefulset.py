@@ -58,6 +58,7 @@ from planner.domain import (
     PodVolume,
     StatefulSet,
 )
+from planner.memo import ByIdentity
 from planner.revision import controller_revision_name
 from planner.snapshot import Snapshot
 
@@ -94,14 +95,12 @@ def _ordinal(sts_name: str, pod_name: str) -> int:
     return hit
 
 
-# (id(set), ordinal, revision) -> (set, pod), and (id(set), ordinal, claim template) -> (set,
-# claim): what new_statefulset_pod and new_statefulset_claim made of one StatefulSet object (a
-# remediation plans the same set's thousands of pods for every check and replay).  The set is
-# held, so its id stays its own; pods and claims are frozen and their dicts are never changed in
-# place, so one object serves every caller.
-_NEW_PODS: dict[tuple[int, int, str], tuple[StatefulSet, Pod]] = {}
-_NEW_CLAIMS: dict[tuple[int, int, str], tuple[StatefulSet, PersistentVolumeClaim]] = {}
-_NEW_MAX = 1 << 17
+# What new_statefulset_pod and new_statefulset_claim made of one StatefulSet object, by (ordinal,
+# revision) and (ordinal, claim template): a remediation plans the same set's thousands of pods for
+# every check and replay.  Pods and claims are frozen and their dicts are never changed in place,
+# so one object serves every caller.
+_NEW_PODS: ByIdentity[Pod] = ByIdentity(1 << 17)
+_NEW_CLAIMS: ByIdentity[PersistentVolumeClaim] = ByIdentity(1 << 17)
 
 
 def new_statefulset_pod(sts: StatefulSet, ordinal: int, revision: str = "") -> Pod:
@@ -110,20 +109,7 @@ def new_statefulset_pod(sts: StatefulSet, ordinal: int, revision: str = "") -> P
     statefulset.kubernetes.io/pod-name and apps.kubernetes.io/pod-index labels, the
     controller-revision-hash label when ``revision`` is given), a controller reference to the set
     and one claim volume per volumeClaimTemplate (replacing a template volume of the same name)."""
-    pod: Pod = _made(_NEW_PODS, (id(sts), ordinal, revision), sts, lambda: _new_statefulset_pod(sts, ordinal, revision))
-    return pod
-
-
-def _made(table: dict[tuple[int, int, str], tuple[StatefulSet, Any]], key: tuple[int, int, str], sts: StatefulSet, make: Callable[[], Any]) -> Any:
-    """``make()``, or what it made for ``key`` of this very set object before (_NEW_PODS, _NEW_CLAIMS)."""
-    hit = table.get(key)
-    if hit is not None and hit[0] is sts:
-        return hit[1]
-    value = make()
-    if len(table) >= _NEW_MAX:
-        table.clear()
-    table[key] = (sts, value)
-    return value
+    return _NEW_PODS.get(sts, lambda: _new_statefulset_pod(sts, ordinal, revision), ordinal, revision)
 
 
 def _new_statefulset_pod(sts: StatefulSet, ordinal: int, revision: str) -> Pod:
@@ -153,8 +139,7 @@ def new_statefulset_claim(sts: StatefulSet, ordinal: int, template_name: str) ->
     """stateful_set_utils.go getPersistentVolumeClaims, one claim: the volumeClaimTemplate named
     ``template_name`` for ``ordinal``, named getPersistentVolumeClaimName, with the set's selector
     labels added to the template's."""
-    claim: PersistentVolumeClaim = _made(_NEW_CLAIMS, (id(sts), ordinal, template_name), sts, lambda: _new_statefulset_claim(sts, ordinal, template_name))
-    return claim
+    return _NEW_CLAIMS.get(sts, lambda: _new_statefulset_claim(sts, ordinal, template_name), ordinal, template_name)
 
 
 def _new_statefulset_claim(sts: StatefulSet, ordinal: int, template_name: str) -> PersistentVolumeClaim:

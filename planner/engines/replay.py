@@ -202,7 +202,7 @@ class Simulator:
         self.rng = random.Random(seed)
         self.progress = progress
         self.pending_since: dict[str, int] = {}
-        self._unschedulable: dict[str, tuple] = {}  # pod key -> its marker when no node passed (_still_unschedulable)
+        self._unschedulable: dict[str, tuple[Pod, FastFilter, int]] = {}  # pod key -> its marker when no node passed (_still_unschedulable)
         self.placements = 0
         self._reset_priority()  # see _lower_priority_runs
 
@@ -357,7 +357,7 @@ class Simulator:
             moved = True
         return moved
 
-    def _marker(self, pod: Pod) -> tuple:
+    def _marker(self, pod: Pod) -> tuple[Pod, FastFilter, int]:
         """What a pod no node passed was tried against: itself (a nomination replaces it), the
         filter's cluster (a node change builds another) and the pods deleted from it (see
         _still_unschedulable; claims, volumes and classes are not read for the pods it is asked
@@ -374,7 +374,7 @@ class Simulator:
         likewise) and it would not try preemption (which would draw on the random numbers): it
         may not preempt, or no pod of a lower priority runs."""
         mark = self._unschedulable.get(pod.key)
-        if mark is None or mark[0] is not pod or mark[1:] != self._marker(pod)[1:] or pod_add_may_help(pod, profile):
+        if mark is None or mark[0] is not pod or mark[1] is not self.fast or mark[2] != mark[1].removals or pod_add_may_help(pod, profile):
             return False
         return not (preemption.may_preempt(pod.spec) and self._lower_priority_runs(pod.spec.priority))
 

@@ -70,7 +70,7 @@ def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray) -> np.ndarray:
             term, per_node, total = ff.anti_terms[key]
             if not total[0]:
                 continue
-            b = _blocked(ff, term.topology_key, per_node)
+            b = ff.blocked_domains(term.topology_key, per_node)
             blocked = b if blocked is None else (blocked | b)
         c[2], c[3] = ff.anti_version, blocked
     if c[3] is not None:
@@ -81,10 +81,6 @@ def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray) -> np.ndarray:
     for raw in aff.pod_anti_affinity_required:
         term = ipa.AffinityTerm.of(pod, raw)
         per_node = ff._count(("term", term.namespaces, term.namespace_selector, term.selector))
-        mask = mask & ~_blocked(ff, term.topology_key, per_node)
+        mask = mask & ~ff.blocked_domains(term.topology_key, per_node)
     return mask
 
-
-def _blocked(ff: FastFilter, key: str, per_node: np.ndarray) -> np.ndarray:
-    """Nodes sharing a topology value with a node that holds a counted pod."""
-    return ff.blocked_domains(key, per_node)
