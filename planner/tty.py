@@ -116,6 +116,7 @@ class TtyReporter:
         self.progress = Progress(
             *_columns(),
             console=console,
+            expand=True,  # the terminal's width: the description and the bar share what the rest leaves
             transient=True,
             redirect_stdout=False,  # results go to stdout after the display is down
             redirect_stderr=True,  # notes printed meanwhile go above the bars
@@ -140,8 +141,11 @@ def _count(v: float, unit: str) -> str:
 def _columns() -> list[Any]:
     """rich's columns, and two of ours: done/total in the task's unit ("12/40 pods",
     "120.5 MiB/300.0 MiB"; done alone when the total is unknown), and the time since the task
-    started (before the display showed too)."""
+    started (before the display showed too).  One line per task at any width: the counts and
+    times are never wrapped, a long description ends in an ellipsis and the bar shrinks (rich
+    wraps a table's cells otherwise: on 80 columns a long description left no room for the rest)."""
     from rich.progress import BarColumn, ProgressColumn, SpinnerColumn, TextColumn, TimeRemainingColumn
+    from rich.table import Column
     from rich.text import Text
 
     class CountColumn(ProgressColumn):
@@ -161,12 +165,15 @@ def _columns() -> list[Any]:
             s = int(time.monotonic() - started) if started is not None else int(task.elapsed or 0)
             return Text(f"{s // 60}:{s % 60:02d} elapsed", style="progress.elapsed")
 
+    def fixed() -> Column:
+        return Column(no_wrap=True)
+
     return [
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        CountColumn(),
-        TextColumn("[progress.remaining]ETA"),
-        TimeRemainingColumn(),
-        ElapsedColumn(),
+        SpinnerColumn(table_column=fixed()),
+        TextColumn("{task.description}", table_column=Column(no_wrap=True, overflow="ellipsis", min_width=12, ratio=3)),
+        BarColumn(bar_width=None, table_column=Column(no_wrap=True, min_width=10, max_width=40, ratio=1)),
+        CountColumn(table_column=fixed()),
+        TextColumn("[progress.remaining]ETA", table_column=fixed()),
+        TimeRemainingColumn(table_column=fixed()),
+        ElapsedColumn(table_column=fixed()),
     ]

@@ -127,14 +127,21 @@ def test_loader_reports_bytes_read_of_the_total():
     assert any(d.startswith("indexing 6 nodes") for d, _t, _u in rec.tasks())
 
 
-def test_streamed_list_reports_bytes_as_it_goes(tmp_path, monkeypatch):
-    """A large kubectl List is read item by item; the bytes read so far are reported on the way."""
+@pytest.mark.parametrize("two", [False, True])
+def test_streamed_list_reports_bytes_as_it_goes(tmp_path, monkeypatch, two):
+    """A large kubectl List is read item by item; the bytes read so far are reported on the way,
+    by one process or by two (the second part in a child: this process's share of its own part
+    stands for both). Was: with two processes the display stayed at 0 bytes to the end."""
     import json
 
-    from planner.load import Limits, load_snapshot
+    from planner.load import Limits, load_snapshot, parallel
 
+    monkeypatch.setattr(parallel, "usable", lambda size: two)
+    halves = parallel.halves
+    split: list[bool] = []
+    monkeypatch.setattr(parallel, "halves", lambda *a, **k: split.append(True) or halves(*a, **k))
     items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {"topology.kubernetes.io/zone": "a"}},
-              "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}} for i in range(3000)]
+              "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}} for i in range(6000)]
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=4))
     from planner.load import stream
@@ -147,6 +154,7 @@ def test_streamed_list_reports_bytes_as_it_goes(tmp_path, monkeypatch):
     done = [done for what, d, done, total, _u in rec.events if what == "change" and d == f"reading {path}" and total == size]
     assert len([x for x in done if 0 < x < size]) >= 2  # seen part way, more than once
     assert done == sorted(done)
+    assert split == ([True] if two else [])
 
 
 def test_capacity_reports_counts():
@@ -301,3 +309,32 @@ def test_rich_is_not_imported_without_a_terminal():
             "assert 'matplotlib' not in sys.modules, 'matplotlib imported'\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_each_task_keeps_one_line_with_its_counts_and_times(width):
+    """A long description (a plan's actions, a file's path) is cut with an ellipsis and the bar
+    shrinks: the counts, the ETA and the elapsed time stay whole, one line per task, at any width.
+    Was: on 80 columns rich wrapped the cells and the counts and times were lost."""
+    import time
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from planner.tty import _columns
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, force_terminal=False, color_system=None)
+    bar = Progress(*_columns(), console=console, expand=True, auto_refresh=False)
+    now = time.monotonic()
+    bar.add_task("reading snapshots/a-rather-long-name-for-a-cluster-snapshot.json", total=170 << 20, completed=42 << 20, unit="bytes", started=now - 3)
+    bar.add_task("verifying plans: scale-node-group + scale-node-group + scale-node-group", total=3, completed=1, unit="", started=now - 65)
+    bar.add_task("replaying", total=4, completed=2, unit="steps", started=now - 1)
+    console.print(bar.make_tasks_table(bar.tasks))
+    lines = buf.getvalue().rstrip("\n").split("\n")
+    assert len(lines) == 3, lines
+    assert all(len(line) <= width for line in lines)
+    assert "42.0 MiB/170.0 MiB" in lines[0] and lines[0].rstrip().endswith("0:03 elapsed")
+    assert "1/3" in lines[1] and lines[1].rstrip().endswith("1:05 elapsed")
+    assert "2/4 steps" in lines[2] and "ETA" in lines[2]
+    assert "…" in lines[1]  # the long description cut, not wrapped

@@ -372,7 +372,7 @@ def _stream_list(
 
         try:
             if isinstance(emit, _Sink) and parallel.usable(size):
-                parallel.run(lst, handle, emit, raw)  # the second part in a child process
+                parallel.run(lst, handle, emit, raw, tick)  # the second part in a child process
             else:
                 for i, it in enumerate(lst.items()):
                     handle(i, it)

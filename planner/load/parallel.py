@@ -91,21 +91,33 @@ def _reopen(f: Any) -> Any:
     return g
 
 
-def run(lst: stream.JsonList, handle: Callable[[int, Any], None], sink: Any, raw: Any) -> None:
+def run(lst: stream.JsonList, handle: Callable[[int, Any], None], sink: Any, raw: Any, tick: Callable[[int], None] | None = None) -> None:
     """Every item of ``lst`` to ``handle(index, item)`` (through ``sink``), as a plain loop over
-    ``lst.items()`` would, the second part of them in a child process when that works out."""
+    ``lst.items()`` would, the second part of them in a child process when that works out.
+    ``tick(bytes)``: told now and then how far the read is (the file's bytes read; while the child
+    reads the second part, this process's share of its own part stands for both: they are sized
+    to end together)."""
     split = lst.split_point(SHARE) if sink.count == 0 and not sink.pending else None
     if split is None:
         for i, it in enumerate(lst.items()):
             handle(i, it)
+            if tick is not None and not i & 1023:
+                tick(lst.f.tell())
         return
     stop, start = split
+    size = os.fstat(lst.f.fileno()).st_size
 
     def child_second() -> Iterator[Any]:
         lst.f = _reopen(lst.f)  # a forked descriptor shares its offset with the parent's
         return lst.items(start=start)
 
-    halves(lambda: lst.items(stop=stop), lambda: lst.stopped, child_second, lambda: lst.items(start=start), handle, sink, raw)
+    def both() -> None:
+        assert tick is not None
+        mine = lst.f.tell()
+        tick(min(size, mine + int(mine / stop * (size - start))))
+
+    halves(lambda: lst.items(stop=stop), lambda: lst.stopped, child_second, lambda: lst.items(start=start), handle, sink, raw,
+           progress=both if tick is not None and stop > 0 else None)
 
 
 def halves(
@@ -117,12 +129,14 @@ def halves(
     sink: Any,
     raw: Any,
     limit: int | None = None,
+    progress: Callable[[], None] | None = None,
 ) -> None:
     """``first()``'s objects here while a forked child does ``child_second()``'s; when the first
     part turned out ``complete()`` (it ended where the second begins), the child's clean result is
     merged after it, else this process goes on with ``second()`` itself (nothing, when the first
     part read on to the end).  ``limit``: more objects than that in both raise stream.Broken (a
-    bound of the whole input, which the whole read reports)."""
+    bound of the whole input, which the whole read reports).  ``progress()``: called every 1,024
+    objects read here."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns into the caller's frames
@@ -144,6 +158,8 @@ def halves(
         for it in first():
             handle(n, it)
             n += 1
+            if progress is not None and not n & 1023:
+                progress()
         if complete():
             sink.flush()
             theirs = _receive(r)
