@@ -388,6 +388,7 @@ def test_zone_loss_below_pdb(tmp_path):
     d = zl[0]["details"]
     assert (d["healthy_after"], d["desired_healthy"]) == (1, 2) and d["pdb"] == "default/kafka"
     assert "poddisruptionbudget/default/kafka" in zl[0]["objects"]
+    assert "(replayed), 1 is healthy where" in zl[0]["message"]  # was "1 are healthy"
 
 
 def test_anti_affinity_hpa_max_beyond_domains_is_a_warning(tmp_path):

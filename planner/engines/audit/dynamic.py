@@ -245,7 +245,8 @@ def zone_loss_pdb(ctx: Context, workloads: list[Workload]) -> None:
             names = ", ".join(w.name for w in owners)
             msg = (
                 f"Losing zone {zone} takes {len(lost)} of the {st.current_healthy} healthy pod(s) of {names}; once the "
-                f"controllers and the scheduler have replaced what they can (replayed), {after.current_healthy} are healthy "
+                f"controllers and the scheduler have replaced what they can (replayed), {after.current_healthy} "
+                f"{'is' if after.current_healthy == 1 else 'are'} healthy "
                 f"where the PodDisruptionBudget {pdb.key} ({budget}) needs {st.desired_healthy}{why}. Until the zone returns "
                 "every drain and node upgrade touching these pods is refused."
             )
