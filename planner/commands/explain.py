@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
@@ -244,7 +245,67 @@ def _score_table(r: dict) -> list[str]:
 
 
 
-def render_table(r: dict) -> str:
+# Past this many rows (nodes failing alike share one already), nodes failing for the same
+# reasons in one zone share a row, their amounts as ranges; -o wide and -o json: every node.
+MAX_NODE_ROWS = 40
+
+_AMOUNT = re.compile(r"(?:(?<=\s)|^)-?\d+(?:\.\d+)?")  # a number after a space: "free 6315m", not a name's digits
+
+
+def _merged_detail(details: list[str]) -> str:
+    """One detail for nodes that fail alike: the common text, each amount that differs as its
+    lowest..highest; when the texts differ otherwise (a node's own name in it), a pointer to
+    every node's."""
+    first = details[0]
+    if all(d == first for d in details):
+        return first
+    skeleton = _AMOUNT.sub("#", first)
+    if any(_AMOUNT.sub("#", d) != skeleton for d in details):
+        return "differs by node (-o wide: every node)"
+    columns = list(zip(*(_AMOUNT.findall(d) for d in details)))
+    parts = skeleton.split("#")
+    out = [parts[0]]
+    for values, rest in zip(columns, parts[1:]):
+        lo, hi = min(values, key=float), max(values, key=float)
+        out.append(lo if lo == hi else f"{lo}..{hi}")
+        out.append(rest)
+    return "".join(out)
+
+
+def _node_rows(nodes: list[dict], every_node: bool) -> tuple[list[list[str]], str]:
+    """The node table's rows, and a note when nodes failing for the same reasons were merged."""
+    # nodes that fail alike (same zone, same plugins, reasons and details) share one row
+    groups: dict[tuple, list[dict]] = {}
+    for n in nodes:
+        key = (n["zone"] or "-", n["feasible"], tuple((f["plugin"], f["reason"], f.get("detail", "")) for f in n["failures"]))
+        groups.setdefault(key, []).append(n)
+    merged = ""
+    if not every_node and sum(max(1, len(k[2])) for k in groups) > MAX_NODE_ROWS:
+        by_reason: dict[tuple, list[dict]] = {}
+        for n in nodes:
+            by_reason.setdefault((n["zone"] or "-", n["feasible"], tuple((f["plugin"], f["reason"]) for f in n["failures"])), []).append(n)
+        groups = {}
+        for (zone, feasible, fails), members in by_reason.items():
+            details = tuple(_merged_detail([m["failures"][i].get("detail", "") for m in members]) for i in range(len(fails)))
+            groups[(zone, feasible, tuple((p, why, d) for (p, why), d in zip(fails, details)))] = members
+        merged = (f"  {len(nodes)} nodes in {len(groups)} rows: the nodes of one zone that fail for the same reasons share a row,"
+                  " amounts as lowest..highest (-o wide: every node)")
+    rows = []
+    for (zone, feasible, fails), members in groups.items():
+        names = [m["name"] for m in members]
+        label = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} alike)"
+        if feasible:
+            rows.append([label, zone, good("yes"), "", ""])
+            continue
+        for i, (plugin, reason, detail) in enumerate(fails):
+            text = f"{reason} [{detail}]" if detail else reason
+            rows.append([label if i == 0 else "", zone if i == 0 else "", bad("no") if i == 0 else "", plugin, text])
+    return rows, merged
+
+
+def render_table(r: dict, every_node: bool = False) -> str:
+    """One pod's explanation; ``every_node`` (-o wide): a row per node (or per nodes failing with
+    the very same details), however many."""
     out: list[str] = []
     verdict = good("schedulable") if r["schedulable"] else bad("WAITING FOR SCHEDULING GATES" if r.get("gated") else "UNSCHEDULABLE")
     out.append(f"Pod {r['pod']}: {verdict}")
@@ -259,21 +320,10 @@ def render_table(r: dict) -> str:
         else:
             out.append(f"  preemption would not help (priority {pre['priority']}): {pre['message']}")
     out.append("")
-    # nodes that fail alike (same zone, same plugins, reasons and details) share one row
-    groups: dict[tuple, list[str]] = {}
-    for n in r["nodes"]:
-        key = (n["zone"] or "-", n["feasible"], tuple((f["plugin"], f["reason"], f.get("detail", "")) for f in n["failures"]))
-        groups.setdefault(key, []).append(n["name"])
-    rows = []
-    for (zone, feasible, fails), names in groups.items():
-        label = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} alike)"
-        if feasible:
-            rows.append([label, zone, good("yes"), "", ""])
-            continue
-        for i, (plugin, reason, detail) in enumerate(fails):
-            text = f"{reason} [{detail}]" if detail else reason
-            rows.append([label if i == 0 else "", zone if i == 0 else "", bad("no") if i == 0 else "", plugin, text])
+    rows, merged = _node_rows(r["nodes"], every_node)
     out.append(table(["node", "zone", "fits", "plugin", "reason"], rows, indent="  "))
+    if merged:
+        out.append(merged)
     out.extend(_score_table(r))
     for s in r["spread"]:
         out.append("")
@@ -310,8 +360,9 @@ def render_any(r: dict) -> str:
 
 
 def render_wide(r: dict) -> str:
-    """``-o wide``: the list shape one row per pod, with kube-scheduler's message for it."""
-    return render_list(r, wide=True) if "groups" in r else render_table(r)
+    """``-o wide``: the list shape one row per pod, with kube-scheduler's message for it; one
+    pod: a row for every node."""
+    return render_list(r, wide=True) if "groups" in r else render_table(r, every_node=True)
 
 
 def _headline(r: dict) -> str:
