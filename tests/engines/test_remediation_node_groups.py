@@ -142,6 +142,7 @@ def test_instructions_follow_the_group_label() -> None:
     snap = load_snapshot([str(SCEN)])
     g = next(x for x in node_groups(snap.nodes.values()) if x.name == "general-zone-b")
     from dataclasses import replace
+    from types import SimpleNamespace
 
     for label, words in (
         ("eks.amazonaws.com/nodegroup", "EKS managed node group"),
@@ -150,6 +151,34 @@ def test_instructions_follow_the_group_label() -> None:
         ("kubernetes.azure.com/agentpool", "AKS agent pool"),
     ):
         t = replace(g.template, labels={**g.template.labels, label: "pool-1"})
-        lines = _scale_instructions(replace(g, label=label, template=t), 2)
+        lines = _scale_instructions(SimpleNamespace(snap=snap), replace(g, label=label, template=t), 2)  # type: ignore[arg-type]
         assert all(ln.startswith("#") for ln in lines)
         assert words in lines[0] and "pool-1" in lines[0]
+        assert "spans" not in lines[0]  # no other node is labelled pool-1
+
+
+def test_a_group_in_several_zones_is_sized_as_a_whole() -> None:
+    """An EKS managed node group (an AKS agent pool) labelled alike in several zones is one Auto
+    Scaling group (scale set): its desired size counts every zone's nodes, and it picks the zone of
+    the node it adds; a GKE pool's manual resize sets the count in every zone. The instructions say
+    so, with the numbers, instead of a per-zone size the provider does not have."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    snap = load_snapshot([str(SCEN)])
+    g = next(x for x in node_groups(snap.nodes.values()) if x.name == "general-zone-b")
+    for label, words in (("eks.amazonaws.com/nodegroup", "desiredSize="), ("kubernetes.azure.com/agentpool", "--node-count "),
+                         ("cloud.google.com/gke-nodepool", "every zone of the pool")):
+        # every general node, whatever its zone, in one group pool-1
+        nodes = {k: (replace(n, labels={**n.labels, label: "pool-1"}) if n.name.startswith("general-") else n) for k, n in snap.nodes.items()}
+        members = [n for n in nodes.values() if n.name.startswith("general-")]
+        zones = sorted({n.zone for n in members if n.zone})
+        assert len(zones) > 1
+        t = replace(g.template, labels={**g.template.labels, label: "pool-1"})
+        lines = _scale_instructions(SimpleNamespace(snap=SimpleNamespace(nodes=nodes)), replace(g, label=label, template=t), 2)  # type: ignore[arg-type]
+        assert f"pool-1 spans {', '.join(zones)}" in lines[0], lines[0]
+        if label != "cloud.google.com/gke-nodepool":
+            assert f"({len(members)} now)" in lines[0] and f"{words}{len(members) + 2}" in lines[0], lines[0]
+            assert f"must be in {g.zone}" in lines[0]
+        else:
+            assert words in lines[0] and f"not in {g.zone} alone" in lines[0]

@@ -1105,32 +1105,63 @@ def _transient(t: dict) -> bool:
 
 # how a node group is scaled, by the label it was read from: advisory lines (a node group is scaled
 # by its cloud provider or autoscaler; kubectl never creates machines)
-def _scale_instructions(g: NodeGroup, count: int) -> list[str]:
+def _scale_instructions(ctx: Context, g: NodeGroup, count: int) -> list[str]:
     size = len(g.nodes)
     name = g.template.labels.get(g.label, g.name) if g.label in GROUP_LABELS else g.name
     zone = f" in {g.zone}" if g.zone else ""
     to = f"from {size} to {size + count} node(s){zone}"
+    # a group labelled alike in several zones (planner treats each zone's part as a group of its
+    # own): its provider sizes it as a whole and picks the zone of each node it adds
+    members = [n for n in ctx.snap.nodes.values() if g.label in GROUP_LABELS and n.labels.get(g.label) == name]
+    zones = sorted({n.zone for n in members if n.zone})
+    whole = len(members)
+    spans = len(zones) > 1 and g.zone is not None
+    across = f"{name} spans {', '.join(zones)}" if spans else ""
     if g.label == "eks.amazonaws.com/nodegroup":
-        how = [
-            f"# EKS managed node group {name}: raise its desired size {to}, e.g. aws eks update-nodegroup-config "
-            f"--cluster-name CLUSTER --nodegroup-name {name} --scaling-config desiredSize=N (or eksctl scale nodegroup; "
-            "keep maxSize at least N); cluster-autoscaler does the same for Pending pods"
-        ]
+        if spans:
+            how = [
+                f"# EKS managed node group {across}: its desired size counts every zone's nodes ({whole} now); raise it to "
+                f"{whole + count}, e.g. aws eks update-nodegroup-config --cluster-name CLUSTER --nodegroup-name {name} "
+                f"--scaling-config desiredSize={whole + count} (keep maxSize at least {whole + count}); its Auto Scaling group "
+                f"picks the zone of each new node (it balances the zones), and they must be{zone}: a node group per zone "
+                "makes sure (cluster-autoscaler then grows the zone's group for the Pending pods)"
+            ]
+        else:
+            how = [
+                f"# EKS managed node group {name}: raise its desired size {to}, e.g. aws eks update-nodegroup-config "
+                f"--cluster-name CLUSTER --nodegroup-name {name} --scaling-config desiredSize={size + count} (or eksctl "
+                f"scale nodegroup; keep maxSize at least {size + count}); cluster-autoscaler does the same for Pending pods"
+            ]
     elif g.label == "cloud.google.com/gke-nodepool":
-        how = [
-            f"# GKE node pool {name}: grow it {to}, e.g. gcloud container clusters resize CLUSTER --node-pool {name} "
-            "--num-nodes N (per zone of the pool), or raise the pool's autoscaling maximum"
-        ]
+        if spans:
+            how = [
+                f"# GKE node pool {across}: its cluster autoscaler grows the zone the Pending pods need (enable it on the "
+                f"pool, or raise its maximum); a manual gcloud container clusters resize CLUSTER --node-pool {name} "
+                f"--num-nodes N sets N nodes in every zone of the pool, not{zone} alone"
+            ]
+        else:
+            how = [
+                f"# GKE node pool {name}: grow it {to}, e.g. gcloud container clusters resize CLUSTER --node-pool {name} "
+                f"--num-nodes {size + count}, or raise the pool's autoscaling maximum"
+            ]
     elif g.label == "karpenter.sh/nodepool":
         how = [
             f"# Karpenter NodePool {name}: Karpenter launches the nodes for the Pending pods; make sure the NodePool's "
             f"spec.limits leave room for {count} more node(s) like {g.template.name}{zone}"
         ]
     elif g.label in ("kubernetes.azure.com/agentpool", "agentpool"):
-        how = [
-            f"# AKS agent pool {name}: grow it {to}, e.g. az aks nodepool scale --resource-group RG --cluster-name CLUSTER "
-            f"--name {name} --node-count N, or raise the pool's autoscaler max-count"
-        ]
+        if spans:
+            how = [
+                f"# AKS agent pool {across}: its node count counts every zone's nodes ({whole} now); raise it to "
+                f"{whole + count}, e.g. az aks nodepool scale --resource-group RG --cluster-name CLUSTER --name {name} "
+                f"--node-count {whole + count}, or its autoscaler's max-count; the scale set picks the zone of each new "
+                f"node (it balances the zones), and they must be{zone}: an agent pool per zone makes sure"
+            ]
+        else:
+            how = [
+                f"# AKS agent pool {name}: grow it {to}, e.g. az aks nodepool scale --resource-group RG --cluster-name CLUSTER "
+                f"--name {name} --node-count {size + count}, or raise the pool's autoscaler max-count"
+            ]
     else:
         itype = g.template.labels.get(LABEL_INSTANCE_TYPE) or "the same instance type"
         how = [
@@ -1197,7 +1228,7 @@ def scale_node_group_action(ctx: Context, spec: GroupSpec, count: int) -> Action
         target=f"nodegroup/{g.name}",
         summary=f"add {count} node(s) to {g.describe()}",
         patches=patches,
-        commands=[f"# add {count} node(s) to {g.describe()}, built from {g.template.name}", *_scale_instructions(g, count)],
+        commands=[f"# add {count} node(s) to {g.describe()}, built from {g.template.name}", *_scale_instructions(ctx, g, count)],
         cost=Cost(money=count),
         side_effects=effects,
         params={
