@@ -590,7 +590,7 @@ def explain_core(built: Built, core: list[Guard], ctx: Context, opts: SolveOptio
         if e.detail and allowed:
             msg = f"{who} must run in {_zones_of(p, allowed)} ({e.detail})"
         elif e.detail:
-            msg = f"{who} fits no node: {e.reason} ({e.detail})"
+            msg = f"{who} {'fits' if len(pods) <= 1 else 'fit'} no node: {e.reason} ({e.detail})"
         elif not allowed:
             msg = f"{who}: {e.plugin} rejects every node ({e.reason})"
         else:

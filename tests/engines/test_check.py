@@ -266,3 +266,11 @@ def test_room_does_not_count_cordoned_or_tainted_nodes(tmp_path):
     fit = by["NodeResourcesFit"]
     assert fit["message"] == "zone-a has room for only 2 more pod(s) like web-0: n1 2 (cpu), not counting n2, n3 (NodeUnschedulable, TaintToleration)"
     assert fit["objects"] == ["Node n1"]
+
+
+def test_zone_failure_reason_agrees_in_number():
+    """Two pods pinned to the lost zone 'fit no node', one 'fits no node'."""
+    code, data = _json(["capacity", S001, "--workload", "statefulset/search", "--range", "4..4", "--zone-failure"])
+    by_zone = {z["zone"]: z for z in data["zone_failure"]}
+    assert "search-0, search-2 fit no node:" in by_zone["zone-a"]["reason"], by_zone["zone-a"]["reason"]
+    assert "search-1 fits no node:" in by_zone["zone-b"]["reason"], by_zone["zone-b"]["reason"]
