@@ -1120,7 +1120,7 @@ def _scale_instructions(ctx: Context, g: NodeGroup, count: int) -> list[str]:
     if g.label == "eks.amazonaws.com/nodegroup":
         if spans:
             how = [
-                f"# EKS managed node group {across}: its desired size counts every zone's nodes ({whole} now); raise it to "
+                f"# EKS managed node group {across}: its desired size is the whole group's, every zone's nodes together ({whole} now); raise it to "
                 f"{whole + count}, e.g. aws eks update-nodegroup-config --cluster-name CLUSTER --nodegroup-name {name} "
                 f"--scaling-config desiredSize={whole + count} (keep maxSize at least {whole + count}); its Auto Scaling group "
                 f"picks the zone of each new node (it balances the zones), and they must be{zone}: a node group per zone "
@@ -1152,7 +1152,7 @@ def _scale_instructions(ctx: Context, g: NodeGroup, count: int) -> list[str]:
     elif g.label in ("kubernetes.azure.com/agentpool", "agentpool"):
         if spans:
             how = [
-                f"# AKS agent pool {across}: its node count counts every zone's nodes ({whole} now); raise it to "
+                f"# AKS agent pool {across}: its node count is the whole pool's, every zone's nodes together ({whole} now); raise it to "
                 f"{whole + count}, e.g. az aks nodepool scale --resource-group RG --cluster-name CLUSTER --name {name} "
                 f"--node-count {whole + count}, or its autoscaler's max-count; the scale set picks the zone of each new "
                 f"node (it balances the zones), and they must be{zone}: an agent pool per zone makes sure"
