@@ -42,7 +42,15 @@ Snapshots = Annotated[
 ]
 OutputOpt = Annotated[Format, typer.Option("-o", "--output", help="Output format.")]
 NamespaceOpt = Annotated[str | None, typer.Option("-n", "--namespace", help="Namespace of the names given (like kubectl); default: default.")]
-MaxBytesOpt = Annotated[int, typer.Option("--max-bytes", help="Largest input file accepted, in bytes.", min=1)]
+MaxBytesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-bytes",
+        help="Largest input file accepted, in bytes (default: 1 GiB, or 8 GiB for a kubectl JSON List, which is read item by item).",
+        min=1,
+        show_default=False,
+    ),
+]
 OverlayOpt = Annotated[
     bool,
     typer.Option(
@@ -51,11 +59,13 @@ OverlayOpt = Annotated[
     ),
 ]
 
-DEFAULT_MAX_BYTES = Limits().max_bytes
+DEFAULT_MAX_BYTES: int | None = None  # Limits' defaults
 
 
-def _limits(max_bytes: int) -> Limits:
-    return Limits(max_bytes=max_bytes)
+def _limits(max_bytes: int | None) -> Limits:
+    """--max-bytes N bounds every input at N; without it, Limits' defaults (a JSON List, read item
+    by item, may be larger than a file read whole)."""
+    return Limits() if max_bytes is None else Limits(max_bytes=max_bytes, max_stream_bytes=max_bytes)
 
 
 @app.command()

@@ -96,7 +96,7 @@ def _read(path: str, limits: Limits, stdin: list[bytes] | None = None) -> bytes:
         try:
             size = os.path.getsize(path)
             if size > limits.max_bytes:
-                raise InputError(f"{path}: {size} bytes is more than the {limits.max_bytes}-byte limit (see --max-bytes)")
+                raise InputError(limits.too_large(path, size))
             with open(path, "rb") as f:
                 data = _read_at_most(f, most)
         except OSError as e:
@@ -352,7 +352,7 @@ def _stream_list(
         size = os.path.getsize(path)
     except OSError:
         return False
-    if size > limits.max_bytes or size <= limits.json_strict_bytes:
+    if size > limits.max_stream_bytes or size <= limits.json_strict_bytes:
         return False
     try:
         lst = stream.JsonList.open(path, size)
@@ -586,8 +586,8 @@ class _CacheKey:
     args: tuple[str, ...]
 
     @property
-    def max_bytes(self) -> int:
-        return self.limits.max_bytes
+    def largest(self) -> int:
+        return self.limits.largest  # the largest input a load may accept: larger ones are not cached
 
 
 @dataclass

@@ -138,7 +138,7 @@ def probe_key(files: list[str], limits: Any) -> str | None:
         stats = [os.stat(p) for p in files]
     except OSError:
         return None
-    if sum(st.st_size for st in stats) < MIN_BYTES or any(st.st_size > limits.max_bytes for st in stats):
+    if sum(st.st_size for st in stats) < MIN_BYTES or any(st.st_size > limits.largest for st in stats):
         return None
     h = _common(limits)
     for p, st in zip(files, stats, strict=True):

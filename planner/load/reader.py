@@ -33,10 +33,23 @@ from planner.errors import InputError
 @dataclass(frozen=True)
 class Limits:
     max_bytes: int = 1 << 30  # per file
+    # a kubectl JSON List is read item by item (planner.load.stream: memory bounded per item, not
+    # by the file): the indented List of a 5,000-node cluster is 1.6 GiB
+    max_stream_bytes: int = 8 << 30
     max_depth: int = 256  # nesting of YAML collections (JSON: orjson's 1,024 / stdlib recursion limit)
     max_documents: int = 1_000_000  # YAML documents per file
     max_alias_nodes: int = 1_000_000  # nodes that alias references may expand to, per file
     json_strict_bytes: int = 32 << 20  # JSON up to this size is checked for duplicate keys
+
+    @property
+    def largest(self) -> int:
+        """The largest file any input may be (a List read item by item, else max_bytes)."""
+        return max(self.max_bytes, self.max_stream_bytes)
+
+    def too_large(self, source: str, size: int) -> str:
+        """The message for an input of ``size`` bytes read whole, past max_bytes."""
+        stream = f" ({self.max_stream_bytes} for a JSON List, which is read item by item)" if self.max_stream_bytes > self.max_bytes else ""
+        return f"{source}: {size} bytes is more than the {self.max_bytes}-byte limit{stream} (see --max-bytes)"
 
 
 class _Cut(Exception):
@@ -462,7 +475,7 @@ def iter_bytes(data: bytes, source: str, limits: Limits) -> Iterator[Any]:
     input's decoding are done before this returns; a YAML document's errors are raised when it
     is reached."""
     if len(data) > limits.max_bytes:
-        raise InputError(f"{source}: {len(data)} bytes is more than the {limits.max_bytes}-byte limit (see --max-bytes)")
+        raise InputError(limits.too_large(source, len(data)))
     if not data or data.isspace():  # no copy of a 1.6 GB input (bytes.strip() would make one)
         raise InputError(f"{source}: empty input: no Kubernetes objects")
     if data.startswith(b"\xef\xbb\xbf"):

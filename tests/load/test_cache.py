@@ -157,7 +157,7 @@ def test_off_stdin_small_and_invalid_inputs_are_not_cached(tmp_path: Path, on: P
     monkeypatch.setattr(cache, "MIN_BYTES", 1 << 40)
     assert cache.probe_key([str(cluster)], LIMITS) is None
     monkeypatch.setattr(cache, "MIN_BYTES", 0)
-    assert cache.probe_key([str(cluster)], Limits(max_bytes=10)) is None  # larger than the limit: the load refuses it
+    assert cache.probe_key([str(cluster)], Limits(max_bytes=10, max_stream_bytes=10)) is None  # larger than the limit: the load refuses it
     bad = tmp_path / "bad.json"
     doc = json.loads(cluster.read_text())
     doc["items"][0]["metadata"]["name"] = "Not_A_Name"

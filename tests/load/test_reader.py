@@ -218,3 +218,37 @@ def test_a_status_that_is_not_an_object_is_invalid(cli, tmp_path):
     f.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": [NODE, pv]}))
     r = cli(["validate", f])
     assert r.code == 2 and 'PersistentVolume pv1: status: Invalid value: "x": must be of type object' in r.out, r.out + r.err
+
+
+def _node_list(n: int) -> str:
+    items = [{**NODE, "metadata": {**NODE["metadata"], "name": f"n{i}"}} for i in range(n)]
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=4)
+
+
+def test_a_json_list_read_item_by_item_may_be_larger_than_a_file_read_whole(tmp_path):
+    """A kubectl JSON List is read item by item (memory bounded per item): by default it may be
+    larger (max_stream_bytes, 8 GiB: a 5,000-node cluster's indented List is 1.6 GiB) than any
+    input read whole (max_bytes, 1 GiB), which the same bytes as one object or as YAML are."""
+    from planner.load import Limits, load_snapshot
+
+    big = tmp_path / "list.json"
+    big.write_text(_node_list(400))
+    size = big.stat().st_size
+    small = dict(max_bytes=size // 2, json_strict_bytes=1024)  # a List past json_strict_bytes is streamed
+    assert len(load_snapshot([str(big)], Limits(**small, max_stream_bytes=size)).nodes) == 400
+    with pytest.raises(InputError) as e:  # --max-bytes N: every input at N
+        load_snapshot([str(big)], Limits(**small, max_stream_bytes=size // 2))
+    assert f"{size} bytes is more than the {size // 2}-byte limit (see --max-bytes)" in str(e.value)
+    one = tmp_path / "one.yaml"  # as large, but YAML (read whole): refused, with both limits named
+    one.write_text("# " + "x" * size + "\n" + json.dumps(NODE) + "\n")
+    with pytest.raises(InputError) as e:
+        load_snapshot([str(one)], Limits(**small, max_stream_bytes=2 * size))
+    assert f"bytes is more than the {size // 2}-byte limit ({2 * size} for a JSON List, which is read item by item)" in str(e.value)
+
+
+def test_max_bytes_flag_bounds_a_json_list_too(cli, tmp_path):
+    f = tmp_path / "list.json"
+    f.write_text(_node_list(10))
+    r = cli(["validate", f, "--max-bytes", "100"])
+    assert r.code == 2 and "100-byte limit" in r.out, r.out
+    assert cli(["validate", f]).code == 0
