@@ -200,7 +200,9 @@ def _read_into(
     args = list(paths)
     groups = [collect_paths([a]) for a in args] if args else [collect_paths(args)]
     ov = Overlay() if overlay and len(groups) > 1 else None
-    direct = emit is not None and ov is None and namespace is None
+    # the objects may go straight to ``emit`` when nothing is done to them on the way: no overlay,
+    # and no namespace to fill in but by the load's sink itself (_Sink.namespace)
+    direct = emit is not None and ov is None and (namespace is None or getattr(emit, "namespace", None) == namespace)
     errors: dict[int, list[str]] = {}
     reading, sizes = _reading(groups)
 
@@ -648,9 +650,12 @@ class _Sink:
 
     BATCH = 64
 
-    def __init__(self) -> None:
+    def __init__(self, namespace: str | None = None) -> None:
         from planner.validation import ObjectValidator
 
+        # -n: the namespace of namespace-less objects (overlay.apply_namespace), filled in here, so
+        # that a large List can go straight to the sink (and to a second process: planner.load.parallel)
+        self.namespace = namespace
         self.validator = ObjectValidator()
         self.builder = _Builder()
         self.errors: list[str] = []
@@ -659,6 +664,10 @@ class _Sink:
         self.pending: list[dict] = []
 
     def __call__(self, o: dict) -> None:
+        if self.namespace:
+            from planner.load.overlay import apply_namespace
+
+            apply_namespace(o, self.namespace)
         self.count += 1
         self.pending.append(o)
         if len(self.pending) >= self.BATCH:
@@ -691,7 +700,7 @@ def _load_streamed(paths: list[str], limits: Limits, notice: Callable[[str], Non
     """_load_whole with each object validated and converted as it is read, so that pods' dicts
     never all exist at once; raises stream.Broken when it must be done by _load_whole."""
     raw = RawInput()
-    sink = _Sink()
+    sink = _Sink(opts.namespace)
     errors = _read_into(paths, limits, raw, sink, overlay=opts.overlay, namespace=opts.namespace, stdin=opts.stdin)
     sink.flush()
     if errors:
