@@ -227,9 +227,9 @@ def _read_into(
                     if path != "-" and _stream_list(path, label, limits, raw, on_scenario, target, tick):
                         continue
                     data = _read(path, limits, stdin)
-                    if _yaml_halves(data, label, limits, raw, on_scenario, target):
+                    if _yaml_halves(data, label, limits, raw, on_scenario, target, tick):
                         continue
-                    _stream_docs(iter_bytes(data, label, limits), label, raw, on_scenario, each)
+                    _stream_docs(iter_bytes(data, label, limits, tick), label, raw, on_scenario, each)
                     continue
                 docs = parse_bytes(_read(path, limits, stdin), label, limits)
                 for j, doc in enumerate(docs):
@@ -309,7 +309,8 @@ def _stream_docs(
 
 
 def _yaml_halves(
-    data: bytes, label: str, limits: Limits, raw: RawInput, on_scenario: Callable[[dict, str], None], emit: Callable[[dict], None]
+    data: bytes, label: str, limits: Limits, raw: RawInput, on_scenario: Callable[[dict, str], None], emit: Callable[[dict], None],
+    tick: Callable[[int], None] | None = None,
 ) -> bool:
     """A large multi-document YAML input read by two processes (planner.load.parallel: the
     documents after a ``---`` line about half way by a forked child); False when it is not read
@@ -323,8 +324,12 @@ def _yaml_halves(
         return False
     first_done = [False]
 
+    def both(offset: int) -> None:  # this process's share of its part stands for both (parallel.run)
+        assert tick is not None
+        tick(min(len(data), offset + int(offset / cut * (len(data) - cut))))
+
     def first() -> Iterator[Any]:
-        yield from iter_bytes(data[:cut], label, limits)
+        yield from iter_bytes(data[:cut], label, limits, both if tick is not None else None)
         first_done[0] = True
 
     def second() -> Iterator[Any]:

@@ -156,6 +156,7 @@ class Scan:
         self.max_documents = max_documents
         self.rest: tuple[int, int] | None = None
         self.ndocs = 0
+        self.pos = 0  # the offset in ``text`` read up to: the end of the last document yielded
 
     def rest_text(self) -> str:
         """The stream the exact path reads: the rest, after as many empty lines as precede it."""
@@ -205,6 +206,7 @@ class Scan:
                     self.rest = (at, line)
                     return
                 self.ndocs += 1
+                self.pos = end
                 yield doc
             if sep < 0:
                 return

@@ -220,20 +220,30 @@ def iter_yaml(text: str, source: str, limits: Limits) -> list[Any]:
     return list(iter_yaml_docs(text, source, limits))
 
 
-def iter_yaml_docs(text: str, source: str, limits: Limits, *, fast: bool = True, stats: dict[str, Any] | None = None) -> Iterator[Any]:
+def iter_yaml_docs(
+    text: str, source: str, limits: Limits, *, fast: bool = True, stats: dict[str, Any] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Any]:
     """iter_yaml one document at a time (an error in a later document is raised when it is
     reached).  ``fast``: the documents planner.load.fastyaml reads, read by it, the rest (from
     the first document it does not read) by libyaml's events as below; the documents, values
     and messages are the same either way.  ``stats`` (tests, bench): gets ``fast``, the
     documents the fast path read, and ``exact_from``, None or where the exact path took over
-    (an offset in ``text`` and the lines before it)."""
+    (an offset in ``text`` and the lines before it).  ``progress(offset)``: told every 256
+    documents the fast path reads how far into ``text`` it is."""
     ndocs = 0
     if fast:
         from planner.load.fastyaml import Scan
 
         plain, firsts, typed = _plain_scalars()
         scan = Scan(text, plain, firsts, limits.max_depth, limits.max_documents, typed)
-        yield from scan
+        if progress is None:
+            yield from scan
+        else:
+            for doc in scan:
+                yield doc
+                if not scan.ndocs & 255:
+                    progress(scan.pos)
         if stats is not None:
             stats.update(fast=scan.ndocs, exact_from=scan.rest)
         if scan.rest is None:
@@ -470,10 +480,11 @@ def parse_bytes(data: bytes, source: str, limits: Limits) -> list[Any]:
     return list(iter_bytes(data, source, limits))
 
 
-def iter_bytes(data: bytes, source: str, limits: Limits) -> Iterator[Any]:
+def iter_bytes(data: bytes, source: str, limits: Limits, progress: Callable[[int], None] | None = None) -> Iterator[Any]:
     """parse_bytes, YAML documents one at a time: the checks of the whole input and a JSON
     input's decoding are done before this returns; a YAML document's errors are raised when it
-    is reached."""
+    is reached.  ``progress``: see iter_yaml_docs (its offsets are characters of the text, the
+    bytes' for ASCII)."""
     if len(data) > limits.max_bytes:
         raise InputError(limits.too_large(source, len(data)))
     if not data or data.isspace():  # no copy of a 1.6 GB input (bytes.strip() would make one)
@@ -487,4 +498,4 @@ def iter_bytes(data: bytes, source: str, limits: Limits) -> Iterator[Any]:
         return iter([parse_json(data, source, limits)])
     text = decode_text(data, source)
     del data
-    return iter_yaml_docs(text, source, limits)
+    return iter_yaml_docs(text, source, limits, progress=progress)
