@@ -216,13 +216,14 @@ def _read_into(
             current[0] = each
             base = reading.done
             reading.update(description=f"reading {label}")
+
+            def tick(offset: int, base: float = base) -> None:  # how far into this input
+                reading.update(done=base + offset)
+
             try:
                 if streamed:
-                    def tick(offset: int, base: float = base) -> None:
-                        reading.update(done=base + offset)
-
-                    # the objects go straight to the load's sink (no overlay, no namespace to fill
-                    # in): a large input may then be read by two processes (planner.load.parallel)
+                    # the objects go straight to the load's sink (no overlay; a namespace to fill in
+                    # the sink's own): a large input may then be read by two processes (planner.load.parallel)
                     target = emit if emit is not None and direct and sink is to_output else each
                     if path != "-" and _stream_list(path, label, limits, raw, on_scenario, target, tick):
                         continue
@@ -231,7 +232,7 @@ def _read_into(
                         continue
                     _stream_docs(iter_bytes(data, label, limits, tick), label, raw, on_scenario, each)
                     continue
-                docs = parse_bytes(_read(path, limits, stdin), label, limits)
+                docs = parse_bytes(_read(path, limits, stdin), label, limits, tick)
                 for j, doc in enumerate(docs):
                     where = label if len(docs) == 1 else f"{label}: document {j + 1}"
                     _flatten(doc, where, raw, on_scenario, emit=each)

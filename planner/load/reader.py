@@ -475,9 +475,10 @@ def _deep_copy(obj: Any) -> Any:
 # --------------------------------------------------------------------------- entry
 
 
-def parse_bytes(data: bytes, source: str, limits: Limits) -> list[Any]:
-    """Parse one input (file or stdin) into its documents (JSON: one value)."""
-    return list(iter_bytes(data, source, limits))
+def parse_bytes(data: bytes, source: str, limits: Limits, progress: Callable[[int], None] | None = None) -> list[Any]:
+    """Parse one input (file or stdin) into its documents (JSON: one value); ``progress``: see
+    iter_bytes."""
+    return list(iter_bytes(data, source, limits, progress))
 
 
 def iter_bytes(data: bytes, source: str, limits: Limits, progress: Callable[[int], None] | None = None) -> Iterator[Any]:
