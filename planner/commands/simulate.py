@@ -99,6 +99,11 @@ def _steps_reported(_message: str) -> None:
     """The replay's progress callback: its steps are on the progress display already."""
 
 
+MAX_NAMES = 10  # a step's Pending pods named; the rest counted
+MAX_OTHERS = 3  # stuck pods of other workloads shown with their reasons; past it, grouped by message
+MAX_MESSAGES = 10  # those groups shown
+
+
 def render_simulate(r: dict) -> str:
     lines = [f"{', '.join(r['workloads'])}: {good('COMPLETED') if r['completed'] else bad('STUCK')} (seed {r['seed']})"]
     for st in r["steps"]:
@@ -124,13 +129,34 @@ def render_simulate(r: dict) -> str:
             if zones:
                 lines.append(f"    {w}: " + ", ".join(f"{z}={n}" for z, n in zones.items()) + f"  (skew {st['skew'][w]})")
         if st["pending"]:
-            lines.append(f"    pending: {', '.join(st['pending'])}")
+            names = st["pending"]
+            more = f" (+{len(names) - MAX_NAMES} more)" if len(names) > MAX_NAMES else ""
+            lines.append(f"    pending: {', '.join(names[:MAX_NAMES])}{more}")
     if r["stuck"]:
+        # the watched workloads' pods, each with its reasons; past MAX_OTHERS of the other pods the
+        # transition left Pending (a zone lost: hundreds), those grouped by kube-scheduler's message
+        watched = set(r.get("final", {}).get("pods", {}))
+        mine = [s for s in r["stuck"] if s["pod"] in watched]
+        others = [s for s in r["stuck"] if s["pod"] not in watched]
+        shown = others if len(others) <= MAX_OTHERS else others[:MAX_OTHERS]
         lines.append("  stuck:")
-        for s in r["stuck"]:
+        for s in mine + shown:
             lines.append(f"    {s['pod']} Pending since step {s['since_step']}")
             for reason in s["reasons"]:
                 lines.append(f"      {reason}")
+        rest = others[len(shown):]
+        if rest:
+            groups: dict[str, list[str]] = {}
+            for s in rest:
+                groups.setdefault(s["reasons"][0] if s["reasons"] else "", []).append(s["pod"])
+            lines.append(f"    {len(rest)} more pod(s) of other workloads left Pending, by kube-scheduler's message "
+                         "(-o json: each with every node's reasons):")
+            ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+            for msg, pods in ranked[:MAX_MESSAGES]:
+                who = ", ".join(pods[:3]) + (f" and {len(pods) - 3} more" if len(pods) > 3 else "")
+                lines.append(f"      {len(pods)} pod(s) ({who}): {msg}")
+            if len(ranked) > MAX_MESSAGES:
+                lines.append(f"      ... {sum(len(p) for _, p in ranked[MAX_MESSAGES:])} more pod(s) under {len(ranked) - MAX_MESSAGES} other message(s)")
     if r.get("pending_elsewhere"):
         lines.append("  pending before the first step, of other workloads (not counted against this transition):")
         for s in r["pending_elsewhere"]:
