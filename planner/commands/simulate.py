@@ -138,13 +138,13 @@ def render_simulate(r: dict) -> str:
         watched = set(r.get("final", {}).get("pods", {}))
         mine = [s for s in r["stuck"] if s["pod"] in watched]
         others = [s for s in r["stuck"] if s["pod"] not in watched]
-        shown = others if len(others) <= MAX_OTHERS else others[:MAX_OTHERS]
+        listed = others if len(others) <= MAX_OTHERS else others[:MAX_OTHERS]
         lines.append("  stuck:")
-        for s in mine + shown:
+        for s in mine + listed:
             lines.append(f"    {s['pod']} Pending since step {s['since_step']}")
             for reason in s["reasons"]:
                 lines.append(f"      {reason}")
-        rest = others[len(shown):]
+        rest = others[len(listed):]
         if rest:
             groups: dict[str, list[str]] = {}
             for s in rest:
