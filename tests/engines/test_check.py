@@ -274,3 +274,24 @@ def test_zone_failure_reason_agrees_in_number():
     by_zone = {z["zone"]: z for z in data["zone_failure"]}
     assert "search-0, search-2 fit no node:" in by_zone["zone-a"]["reason"], by_zone["zone-a"]["reason"]
     assert "search-1 fits no node:" in by_zone["zone-b"]["reason"], by_zone["zone-b"]["reason"]
+
+
+def test_room_is_only_when_it_is_short(tmp_path):
+    """A zone's capacity fact in a why-not says "room for only N" when N is fewer than the pods
+    to place, plain "room for N" when the zone has room for them all (a core holds it beside
+    another fact, e.g. one pod per node). Was: "room for only 2312" for 439 pods."""
+    from planner.engines.check import _capacity_message
+    from planner.engines.problem import build_problem
+    from planner.engines.workloads import cluster_after_plans, parse_workload, plan_workload
+    from planner.load import load_snapshot
+
+    f = tmp_path / "c.yaml"
+    f.write_text(_sts_cluster(_node("n1", "8", "110") + _node("n2", "8", "110")))
+    snap = load_snapshot([str(f)])
+    ref = parse_workload("statefulset/web", None)
+    for n, only in ((4, False), (40, True)):
+        plan = plan_workload(snap, ref, n)
+        prob, _ = build_problem(cluster_after_plans(snap, [plan]), [plan])
+        msg = _capacity_message(prob, "zone-a")["message"]
+        assert msg.startswith("zone-a has room for only 16 more pod(s)" if only else "zone-a has room for "), (n, msg)
+        assert ("only" in msg) == only, (n, msg)
