@@ -46,7 +46,7 @@ MaxBytesOpt = Annotated[
     int | None,
     typer.Option(
         "--max-bytes",
-        help="Largest input file accepted, in bytes (default: 1 GiB, or 8 GiB for a kubectl JSON List, which is read item by item).",
+        help="Largest input file accepted, in bytes (default: 1 GiB, or 8 GiB for a kubectl JSON List file, which the commands that load a snapshot read item by item; validate and render read every input whole).",
         min=1,
         show_default=False,
     ),

@@ -249,7 +249,17 @@ def _score_table(r: dict) -> list[str]:
 # reasons in one zone share a row, their amounts as ranges; -o wide and -o json: every node.
 MAX_NODE_ROWS = 40
 
-_AMOUNT = re.compile(r"(?:(?<=\s)|^)-?\d+(?:\.\d+)?")  # a number after a space: "free 6315m", not a name's digits
+# an amount after a space, with its unit ("free 6315m", "free 1.5Gi", "110 of 110"), not a name's digits
+_AMOUNT = re.compile(r"(?:(?<=\s)|^)-?\d+(?:\.\d+)?(?:m|Ki|Mi|Gi|Ti)?(?=[\s,;\])]|$)")
+_UNIT = {"m": 1e-3, "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+
+
+def _amount(token: str) -> float:
+    """An amount's value, in its unit's base, to order the amounts of one place in a detail."""
+    for unit in ("Ki", "Mi", "Gi", "Ti", "m"):
+        if token.endswith(unit):
+            return float(token[: -len(unit)]) * _UNIT[unit]
+    return float(token)
 
 
 def _merged_detail(details: list[str]) -> str:
@@ -261,18 +271,18 @@ def _merged_detail(details: list[str]) -> str:
         return first
     skeleton = _AMOUNT.sub("#", first)
     if any(_AMOUNT.sub("#", d) != skeleton for d in details):
-        return "differs by node (-o wide: every node)"
+        return "differs by node"
     columns = list(zip(*(_AMOUNT.findall(d) for d in details)))
     parts = skeleton.split("#")
     out = [parts[0]]
     for values, rest in zip(columns, parts[1:]):
-        lo, hi = min(values, key=float), max(values, key=float)
+        lo, hi = min(values, key=_amount), max(values, key=_amount)
         out.append(lo if lo == hi else f"{lo}..{hi}")
         out.append(rest)
     return "".join(out)
 
 
-def _node_rows(nodes: list[dict], every_node: bool) -> tuple[list[list[str]], str]:
+def _node_rows(nodes: list[dict], every_node: bool, every: str = "-o wide") -> tuple[list[list[str]], str]:
     """The node table's rows, and a note when nodes failing for the same reasons were merged."""
     # nodes that fail alike (same zone, same plugins, reasons and details) share one row
     groups: dict[tuple, list[dict]] = {}
@@ -288,8 +298,8 @@ def _node_rows(nodes: list[dict], every_node: bool) -> tuple[list[list[str]], st
         for (zone, feasible, fails), members in by_reason.items():
             details = tuple(_merged_detail([m["failures"][i].get("detail", "") for m in members]) for i in range(len(fails)))
             groups[(zone, feasible, tuple((p, why, d) for (p, why), d in zip(fails, details)))] = members
-        merged = (f"  {len(nodes)} nodes in {len(groups)} rows: the nodes of one zone that fail for the same reasons share a row,"
-                  " amounts as lowest..highest (-o wide: every node)")
+        merged = (f"  {len(nodes)} nodes in {len(groups)} group(s): the nodes of one zone that fail for the same reasons share one,"
+                  f" amounts as lowest..highest ({every}: every node)")
     rows = []
     for (zone, feasible, fails), members in groups.items():
         names = [m["name"] for m in members]
@@ -303,9 +313,10 @@ def _node_rows(nodes: list[dict], every_node: bool) -> tuple[list[list[str]], st
     return rows, merged
 
 
-def render_table(r: dict, every_node: bool = False) -> str:
+def render_table(r: dict, every_node: bool = False, every: str = "-o wide") -> str:
     """One pod's explanation; ``every_node`` (-o wide): a row per node (or per nodes failing with
-    the very same details), however many."""
+    the very same details), however many; ``every``: the output that lists every node (several
+    pods: -o json)."""
     out: list[str] = []
     verdict = good("schedulable") if r["schedulable"] else bad("WAITING FOR SCHEDULING GATES" if r.get("gated") else "UNSCHEDULABLE")
     out.append(f"Pod {r['pod']}: {verdict}")
@@ -320,7 +331,7 @@ def render_table(r: dict, every_node: bool = False) -> str:
         else:
             out.append(f"  preemption would not help (priority {pre['priority']}): {pre['message']}")
     out.append("")
-    rows, merged = _node_rows(r["nodes"], every_node)
+    rows, merged = _node_rows(r["nodes"], every_node, every)
     out.append(table(["node", "zone", "fits", "plugin", "reason"], rows, indent="  "))
     if merged:
         out.append(merged)
@@ -384,7 +395,7 @@ def render_list(r: dict, wide: bool = False) -> str:
     out: list[str] = []
     if r["scope"] == "pods" and not wide:
         for e in r["pods"]:
-            out.append(render_table(e))
+            out.append(render_table(e, every="-o json"))
             out.append("")
         out.append(_headline(r))
     else:

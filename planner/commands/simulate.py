@@ -100,7 +100,8 @@ def _steps_reported(_message: str) -> None:
 
 
 MAX_NAMES = 10  # a step's Pending pods named; the rest counted
-MAX_OTHERS = 3  # stuck pods of other workloads shown with their reasons; past it, grouped by message
+MAX_WATCHED = 10  # stuck pods of the watched workloads shown with their reasons; past it, grouped by message
+MAX_OTHERS = 3  # those of other workloads
 MAX_MESSAGES = 10  # those groups shown
 
 
@@ -138,23 +139,24 @@ def render_simulate(r: dict) -> str:
         watched = set(r.get("final", {}).get("pods", {}))
         mine = [s for s in r["stuck"] if s["pod"] in watched]
         others = [s for s in r["stuck"] if s["pod"] not in watched]
-        listed = others if len(others) <= MAX_OTHERS else others[:MAX_OTHERS]
+        listed = mine[:MAX_WATCHED] + others[:MAX_OTHERS]
         lines.append("  stuck:")
-        for s in mine + listed:
+        for s in listed:
             lines.append(f"    {s['pod']} Pending since step {s['since_step']}")
             for reason in s["reasons"]:
                 lines.append(f"      {reason}")
-        rest = others[len(listed):]
+        rest = mine[MAX_WATCHED:] + others[MAX_OTHERS:]
         if rest:
             groups: dict[str, list[str]] = {}
             for s in rest:
                 groups.setdefault(s["reasons"][0] if s["reasons"] else "", []).append(s["pod"])
-            lines.append(f"    {len(rest)} more pod(s) of other workloads left Pending, by kube-scheduler's message "
+            of = "of other workloads " if len(mine) <= MAX_WATCHED else ""
+            lines.append(f"    {len(rest)} more pod(s) {of}left Pending, by kube-scheduler's message "
                          "(-o json: each with every node's reasons):")
             ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))
             for msg, pods in ranked[:MAX_MESSAGES]:
                 who = ", ".join(pods[:3]) + (f" and {len(pods) - 3} more" if len(pods) > 3 else "")
-                lines.append(f"      {len(pods)} pod(s) ({who}): {msg}")
+                lines.append(f"      {len(pods)} pod(s) ({who})" + (f": {msg}" if msg else ""))
             if len(ranked) > MAX_MESSAGES:
                 lines.append(f"      ... {sum(len(p) for _, p in ranked[MAX_MESSAGES:])} more pod(s) under {len(ranked) - MAX_MESSAGES} other message(s)")
     if r.get("pending_elsewhere"):

@@ -590,7 +590,7 @@ def explain_core(built: Built, core: list[Guard], ctx: Context, opts: SolveOptio
         if e.detail and allowed:
             msg = f"{who} must run in {_zones_of(p, allowed)} ({e.detail})"
         elif e.detail:
-            msg = f"{who} {'fits' if len(pods) <= 1 else 'fit'} no node: {e.reason} ({e.detail})"
+            msg = f"{who} {'fits' if len(pods) == 1 else 'fit'} no node: {e.reason} ({e.detail})"
         elif not allowed:
             msg = f"{who}: {e.plugin} rejects every node ({e.reason})"
         else:
@@ -678,7 +678,6 @@ def _capacity_message(p: Problem, zone: str) -> dict:
     parts: dict[str, list[str]] = {}  # what the room is -> the groups' first pods it is said of
     objects: list[str] = []
     binding: set[str] = set()  # what binds the rooms named
-    short = False  # some group has less room there than it has pods: "only"
     for grp in p.groups:
         skipped: dict[int, list[str]] = {}  # class -> the static filters that keep grp off it
         for e in grp.exclusions:
@@ -692,8 +691,9 @@ def _capacity_message(p: Problem, zone: str) -> dict:
         if rest:
             entries.append(f"and {sum(c.size for c, _, _ in rest)} more node(s) with room for {sum(c.size * k for c, k, _ in rest)}")
         room = sum(c.size * k for c, k, _ in rooms)
-        short = short or room < grp.count
-        text = f"{room} more pod(s) like {{pods}}" + (": " + ", ".join(entries) if entries else "")
+        # "only" where the group has fewer places there than pods (a core may hold a zone that
+        # has room for all of them beside another fact: one pod per node)
+        text = f"{'only ' if room < grp.count else ''}{room} more pod(s) like {{pods}}" + (": " + ", ".join(entries) if entries else "")
         names = [n for c in cls if c.index in skipped for n in c.nodes]
         if names:
             plugins = list(dict.fromkeys(pl for c in cls for pl in skipped.get(c.index, [])))
@@ -705,7 +705,7 @@ def _capacity_message(p: Problem, zone: str) -> dict:
     verb = "have" if (not zone and 1 < n_nodes <= 3) else "has"
     # host ports alone bind: NodePorts' guard (one pod per node), else NodeResourcesFit's
     plugin = "NodePorts" if binding == {"host ports"} else "NodeResourcesFit"
-    return {"constraint": plugin, "objects": objects[:20], "message": f"{where} {verb} room for {'only ' if short else ''}" + "; ".join(said)}
+    return {"constraint": plugin, "objects": objects[:20], "message": f"{where} {verb} room for " + "; ".join(said)}
 
 
 def _volume_limit_message(p: Problem, vl: VolumeLimit) -> dict:

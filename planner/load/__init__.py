@@ -13,7 +13,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,9 +82,12 @@ def _read_at_most(f: Any, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def _read(path: str, limits: Limits, stdin: list[bytes] | None = None) -> bytes:
+def _read(path: str, limits: Limits, stdin: list[bytes] | None = None, lists: set[str] | None = None) -> bytes:
     """The bytes of one input; ``stdin`` keeps what was read from standard input, so that a load
-    that starts over (planner.load.stream.Broken) reads it again."""
+    that starts over (planner.load.stream.Broken) reads it again; ``lists``: files read as JSON
+    Lists before, bounded as such (Limits.max_stream_bytes)."""
+    if lists and path in lists:
+        limits = replace(limits, max_bytes=limits.largest)
     most = limits.max_bytes + 1  # one byte past the limit: a larger input is refused
     if path == "-":
         if stdin:
@@ -173,6 +176,7 @@ def _read_into(
     overlay: bool = True,
     namespace: str | None = None,
     stdin: list[bytes] | None = None,
+    lists: set[str] | None = None,
 ) -> list[str]:
     """read_objects' loop: each input's objects, in order, to ``emit`` (None: to raw.objects);
     returns the errors.  With ``emit``, a large kubectl List JSON file is decoded item by item
@@ -225,14 +229,14 @@ def _read_into(
                     # the objects go straight to the load's sink (no overlay; a namespace to fill in
                     # the sink's own): a large input may then be read by two processes (planner.load.parallel)
                     target = emit if emit is not None and direct and sink is to_output else each
-                    if path != "-" and _stream_list(path, label, limits, raw, on_scenario, target, tick):
+                    if path != "-" and _stream_list(path, label, limits, raw, on_scenario, target, tick, lists):
                         continue
-                    data = _read(path, limits, stdin)
+                    data = _read(path, limits, stdin, lists)
                     if _yaml_halves(data, label, limits, raw, on_scenario, target, tick):
                         continue
                     _stream_docs(iter_bytes(data, label, limits, tick), label, raw, on_scenario, each)
                     continue
-                docs = parse_bytes(_read(path, limits, stdin), label, limits, tick)
+                docs = parse_bytes(_read(path, limits, stdin, lists), label, replace(limits, max_bytes=limits.largest) if lists and path in lists else limits, tick)
                 for j, doc in enumerate(docs):
                     where = label if len(docs) == 1 else f"{label}: document {j + 1}"
                     _flatten(doc, where, raw, on_scenario, emit=each)
@@ -349,6 +353,7 @@ def _yaml_halves(
 def _stream_list(
     path: str, label: str, limits: Limits, raw: RawInput, on_scenario: Callable[[dict, str], None], emit: Callable[[dict], None],
     tick: Callable[[int], None] | None = None,
+    lists: set[str] | None = None,
 ) -> bool:
     """A JSON List file that orjson would decode whole (larger than json_strict_bytes), item by
     item: what _flatten would do with the whole document.  False when the file is not read this
@@ -372,6 +377,8 @@ def _stream_list(
         if not isinstance(kind, str) or not kind.endswith("List"):
             return False
         item_kind = kind[:-4] if kind != "List" else None
+        if lists is not None:
+            lists.add(path)
 
         def handle(i: int, it: Any) -> None:
             if item_kind and isinstance(it, dict) and "kind" not in it:
@@ -603,6 +610,9 @@ class _Options:
     overlay: bool = True
     namespace: str | None = None
     stdin: list[bytes] = field(default_factory=list)  # standard input, read once
+    # the files a streamed attempt found to be JSON Lists: a whole read (after stream.Broken, for
+    # every error's message) takes them up to Limits.max_stream_bytes, as the stream did
+    lists: set[str] = field(default_factory=set)
 
 
 def _load_snapshot(paths: Iterable[str], limits: Limits | None, notice: Callable[[str], None] | None, opts: _Options) -> Snapshot:
@@ -622,7 +632,7 @@ def _load_whole(paths: Iterable[str], limits: Limits | None, notice: Callable[[s
     opts = opts or _Options()
     limits = limits or Limits()
     raw = RawInput()
-    errors = _read_into(paths, limits, raw, None, overlay=opts.overlay, namespace=opts.namespace, stdin=opts.stdin)
+    errors = _read_into(paths, limits, raw, None, overlay=opts.overlay, namespace=opts.namespace, stdin=opts.stdin, lists=opts.lists)
     if errors:
         raise InputError(*errors)
     if not raw.objects and raw.scenario is None:
@@ -707,7 +717,7 @@ def _load_streamed(paths: list[str], limits: Limits, notice: Callable[[str], Non
     never all exist at once; raises stream.Broken when it must be done by _load_whole."""
     raw = RawInput()
     sink = _Sink(opts.namespace)
-    errors = _read_into(paths, limits, raw, sink, overlay=opts.overlay, namespace=opts.namespace, stdin=opts.stdin)
+    errors = _read_into(paths, limits, raw, sink, overlay=opts.overlay, namespace=opts.namespace, stdin=opts.stdin, lists=opts.lists)
     sink.flush()
     if errors:
         raise InputError(*errors)

@@ -48,7 +48,8 @@ class Limits:
 
     def too_large(self, source: str, size: int) -> str:
         """The message for an input of ``size`` bytes read whole, past max_bytes."""
-        stream = f" ({self.max_stream_bytes} for a JSON List, which is read item by item)" if self.max_stream_bytes > self.max_bytes else ""
+        stream = (f" (a kubectl JSON List file of up to {self.max_stream_bytes} bytes is read item by item where a snapshot is loaded)"
+                  if self.max_stream_bytes > self.max_bytes and source not in ("-", "<stdin>") else "")
         return f"{source}: {size} bytes is more than the {self.max_bytes}-byte limit{stream} (see --max-bytes)"
 
 

@@ -44,25 +44,27 @@ def test_a_large_cluster_has_a_row_per_zone_and_reason_with_ranges(tmp_path):
     assert len(rows) == 2, r.out  # one per zone
     assert "node-0 (+29 alike)" in rows[0] and "zone-a" in rows[0]
     # zone-a holds the even nodes: 100m + 10m * i used of 4000m, i = 0, 2, ..., 58
-    assert "Insufficient cpu [cpu: requests 8000m, free 3320..3900m]" in rows[0], rows[0]
-    assert "free 3310..3890m" in rows[1], rows[1]
-    assert "60 nodes in 2 rows" in r.out and "-o wide: every node" in r.out
+    assert "Insufficient cpu [cpu: requests 8000m, free 3320m..3900m]" in rows[0], rows[0]
+    assert "free 3310m..3890m" in rows[1], rows[1]
+    assert "60 nodes in 2 group(s)" in r.out and "-o wide: every node" in r.out
 
 
 def test_wide_and_small_clusters_list_every_node(tmp_path):
     wide = run_cli(["explain", _cluster(tmp_path, 60), "--pod", "default/big", "-o", "wide"])
-    assert len(_rows(wide.out)) == 60 and "rows:" not in wide.out
+    assert len(_rows(wide.out)) == 60 and "group(s):" not in wide.out
     small = run_cli(["explain", _cluster(tmp_path, MAX_NODE_ROWS), "--pod", "default/big"])
     rows = _rows(small.out)
-    assert len(rows) == MAX_NODE_ROWS and all("alike" not in x for x in rows) and "rows:" not in small.out
+    assert len(rows) == MAX_NODE_ROWS and all("alike" not in x for x in rows) and "group(s):" not in small.out
     assert "free 3900m" in rows[0]
 
 
 def test_merged_detail():
     assert _merged_detail(["taint a=b:NoSchedule"] * 3) == "taint a=b:NoSchedule"
     assert _merged_detail(["cpu: requests 500m, free 100m", "cpu: requests 500m, free -20m", "cpu: requests 500m, free 30m"]) == \
-        "cpu: requests 500m, free -20..100m"
+        "cpu: requests 500m, free -20m..100m"
     # a node's own name in it (a hostname spread domain): not merged into a false range
     assert _merged_detail(["kubernetes.io/hostname=node-1: 2 matching", "kubernetes.io/hostname=node-2: 2 matching"]) == \
-        "differs by node (-o wide: every node)"
-    assert _merged_detail(["memory: requests 8.0Gi, free 1.5Gi", "memory: requests 8.0Gi, free 512Mi"]) == "differs by node (-o wide: every node)"
+        "differs by node"
+    # amounts in different units are ordered by value and keep their units
+    assert _merged_detail(["memory: requests 8.0Gi, free 1.5Gi", "memory: requests 8.0Gi, free 512Mi"]) == "memory: requests 8.0Gi, free 512Mi..1.5Gi"
+    assert _merged_detail(["pods: 110 of 110", "pods: 58 of 58"]) == "pods: 58..110 of 58..110"

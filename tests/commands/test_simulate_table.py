@@ -4,7 +4,7 @@ grouped by kube-scheduler's message; each step's Pending pods named up to a boun
 
 from __future__ import annotations
 
-from planner.commands.simulate import MAX_MESSAGES, MAX_NAMES, MAX_OTHERS, render_simulate
+from planner.commands.simulate import MAX_MESSAGES, MAX_NAMES, MAX_OTHERS, MAX_WATCHED, render_simulate
 
 
 def _stuck(pod: str, msg: str) -> dict:
@@ -41,3 +41,13 @@ def test_many_stuck_pods_are_grouped_by_message():
     assert "under 2 other message(s)" in lines[-2]
     pending = next(ln for ln in lines if ln.strip().startswith("pending:"))
     assert pending.endswith(f"(+{n + 1 - MAX_NAMES} more)") and pending.count(",") == MAX_NAMES - 1
+
+
+def test_many_stuck_pods_of_the_watched_workload_are_grouped_too():
+    r = _result(0)
+    r["stuck"] = [_stuck(f"shop/api-{i}", "0/3 nodes are available: 3 Insufficient cpu.") for i in range(50)]
+    r["final"]["pods"] = {s["pod"]: {} for s in r["stuck"]}
+    out = render_simulate(r)
+    assert out.count("Pending since step 1") == MAX_WATCHED
+    assert f"{50 - MAX_WATCHED} more pod(s) left Pending" in out and "of other workloads" not in out
+    assert f"{50 - MAX_WATCHED} pod(s) (shop/api-{MAX_WATCHED}, " in out

@@ -178,7 +178,17 @@ def test_a_group_in_several_zones_is_sized_as_a_whole() -> None:
         lines = _scale_instructions(SimpleNamespace(snap=SimpleNamespace(nodes=nodes)), replace(g, label=label, template=t), 2)  # type: ignore[arg-type]
         assert f"pool-1 spans {', '.join(zones)}" in lines[0], lines[0]
         if label != "cloud.google.com/gke-nodepool":
-            assert f"({len(members)} now)" in lines[0] and f"{words}{len(members) + 2}" in lines[0], lines[0]
+            # relative to now (a plan may scale several zones' parts of one group): never a size to set
+            assert f"({len(members)} node(s) now); raise it by 2" in lines[0] and f"{words}N (N: its nodes now plus every node" in lines[0], lines[0]
             assert f"must be in {g.zone}" in lines[0]
         else:
             assert words in lines[0] and f"not in {g.zone} alone" in lines[0]
+    # a group with nodes without a zone label besides zoned ones spans them too
+    label = "eks.amazonaws.com/nodegroup"
+    nodes = {k: (replace(n, labels={**n.labels, label: "pool-1"}) if n.name.startswith("general-") else n) for k, n in snap.nodes.items()}
+    first = next(k for k, n in nodes.items() if n.name.startswith("general-"))
+    nodes[first] = replace(nodes[first], labels={k: v for k, v in nodes[first].labels.items() if k != "topology.kubernetes.io/zone"})
+    t = replace(g.template, labels={**g.template.labels, label: "pool-1"})
+    lines = _scale_instructions(SimpleNamespace(snap=SimpleNamespace(nodes=nodes)), replace(g, label=label, template=t), 1)  # type: ignore[arg-type]
+    members = [n for n in nodes.values() if n.name.startswith("general-")]
+    assert "(no zone)" in lines[0] and f"({len(members)} node(s) now); raise it by 1" in lines[0], lines[0]

@@ -243,7 +243,7 @@ def test_a_json_list_read_item_by_item_may_be_larger_than_a_file_read_whole(tmp_
     one.write_text("# " + "x" * size + "\n" + json.dumps(NODE) + "\n")
     with pytest.raises(InputError) as e:
         load_snapshot([str(one)], Limits(**small, max_stream_bytes=2 * size))
-    assert f"bytes is more than the {size // 2}-byte limit ({2 * size} for a JSON List, which is read item by item)" in str(e.value)
+    assert f"bytes is more than the {size // 2}-byte limit (a kubectl JSON List file of up to {2 * size} bytes is read item by item" in str(e.value)
 
 
 def test_max_bytes_flag_bounds_a_json_list_too(cli, tmp_path):
@@ -252,3 +252,18 @@ def test_max_bytes_flag_bounds_a_json_list_too(cli, tmp_path):
     r = cli(["validate", f, "--max-bytes", "100"])
     assert r.code == 2 and "100-byte limit" in r.out, r.out
     assert cli(["validate", f]).code == 0
+
+
+def test_a_broken_large_list_reports_its_own_error_not_its_size(tmp_path):
+    """A List larger than max_bytes (so read item by item) with an error in one item: the load
+    starts over whole, for every error's message, and reads the List up to max_stream_bytes there
+    too. Was: the size message of a whole read, hiding the error."""
+    items = [{**NODE, "metadata": {**NODE["metadata"], "name": f"n{i}"}} for i in range(600)]
+    items.insert(300, "not an object")
+    f = tmp_path / "list.json"
+    f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=4))
+    size = f.stat().st_size
+    with pytest.raises(InputError) as e:
+        load_snapshot([str(f)], Limits(max_bytes=size // 2, max_stream_bytes=2 * size, json_strict_bytes=1024))
+    text = str(e.value)
+    assert "items[300]" in text and "byte limit" not in text, text

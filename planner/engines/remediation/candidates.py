@@ -1106,31 +1106,31 @@ def _transient(t: dict) -> bool:
 # how a node group is scaled, by the label it was read from: advisory lines (a node group is scaled
 # by its cloud provider or autoscaler; kubectl never creates machines)
 def _scale_instructions(ctx: Context, g: NodeGroup, count: int) -> list[str]:
-    size = len(g.nodes)
     name = g.template.labels.get(g.label, g.name) if g.label in GROUP_LABELS else g.name
     zone = f" in {g.zone}" if g.zone else ""
-    to = f"from {size} to {size + count} node(s){zone}"
-    # a group labelled alike in several zones (planner treats each zone's part as a group of its
-    # own): its provider sizes it as a whole and picks the zone of each node it adds
-    members = [n for n in ctx.snap.nodes.values() if g.label in GROUP_LABELS and n.labels.get(g.label) == name]
-    zones = sorted({n.zone for n in members if n.zone})
-    whole = len(members)
-    spans = len(zones) > 1 and g.zone is not None
-    across = f"{name} spans {', '.join(zones)}" if spans else ""
+    # the group as its provider sizes it: every node labelled alike, whatever its zone (planner
+    # treats each zone's part as a group of its own; the provider picks the zone of a node it
+    # adds). Sizes are said relative to now: a plan may add nodes to several parts of one group.
+    members = [n for n in ctx.snap.nodes.values() if n.labels.get(g.label) == name] if g.label in GROUP_LABELS else []
+    whole = len(members) or len(g.nodes)
+    zones = sorted({n.zone or "" for n in members})
+    spans = len(zones) > 1
+    across = f"{name} spans {', '.join(z or '(no zone)' for z in zones)}" if spans else ""
+    n_is = "N: its nodes now plus every node this plan adds to it"
     if g.label == "eks.amazonaws.com/nodegroup":
         if spans:
             how = [
-                f"# EKS managed node group {across}: its desired size is the whole group's, every zone's nodes together ({whole} now); raise it to "
-                f"{whole + count}, e.g. aws eks update-nodegroup-config --cluster-name CLUSTER --nodegroup-name {name} "
-                f"--scaling-config desiredSize={whole + count} (keep maxSize at least {whole + count}); its Auto Scaling group "
-                f"picks the zone of each new node (it balances the zones), and they must be{zone}: a node group per zone "
-                "makes sure (cluster-autoscaler then grows the zone's group for the Pending pods)"
+                f"# EKS managed node group {across}: its desired size is the whole group's ({whole} node(s) now); raise it by "
+                f"{count}, e.g. aws eks update-nodegroup-config --cluster-name CLUSTER --nodegroup-name {name} "
+                f"--scaling-config desiredSize=N ({n_is}; keep maxSize at least N); its Auto Scaling group picks the zone "
+                f"of each new node (it balances the zones), and they must be{zone}: a node group per zone makes sure "
+                "(cluster-autoscaler then grows the zone's group for the Pending pods)"
             ]
         else:
             how = [
-                f"# EKS managed node group {name}: raise its desired size {to}, e.g. aws eks update-nodegroup-config "
-                f"--cluster-name CLUSTER --nodegroup-name {name} --scaling-config desiredSize={size + count} (or eksctl "
-                f"scale nodegroup; keep maxSize at least {size + count}); cluster-autoscaler does the same for Pending pods"
+                f"# EKS managed node group {name}: raise its desired size by {count} ({whole} node(s) now), e.g. aws eks "
+                f"update-nodegroup-config --cluster-name CLUSTER --nodegroup-name {name} --scaling-config desiredSize=N "
+                f"({n_is}; keep maxSize at least N; or eksctl scale nodegroup); cluster-autoscaler does the same for Pending pods"
             ]
     elif g.label == "cloud.google.com/gke-nodepool":
         if spans:
@@ -1141,8 +1141,8 @@ def _scale_instructions(ctx: Context, g: NodeGroup, count: int) -> list[str]:
             ]
         else:
             how = [
-                f"# GKE node pool {name}: grow it {to}, e.g. gcloud container clusters resize CLUSTER --node-pool {name} "
-                f"--num-nodes {size + count}, or raise the pool's autoscaling maximum"
+                f"# GKE node pool {name}: grow it by {count} ({whole} node(s) now), e.g. gcloud container clusters resize "
+                f"CLUSTER --node-pool {name} --num-nodes N ({n_is}), or raise the pool's autoscaling maximum"
             ]
     elif g.label == "karpenter.sh/nodepool":
         how = [
@@ -1152,15 +1152,16 @@ def _scale_instructions(ctx: Context, g: NodeGroup, count: int) -> list[str]:
     elif g.label in ("kubernetes.azure.com/agentpool", "agentpool"):
         if spans:
             how = [
-                f"# AKS agent pool {across}: its node count is the whole pool's, every zone's nodes together ({whole} now); raise it to "
-                f"{whole + count}, e.g. az aks nodepool scale --resource-group RG --cluster-name CLUSTER --name {name} "
-                f"--node-count {whole + count}, or its autoscaler's max-count; the scale set picks the zone of each new "
+                f"# AKS agent pool {across}: its node count is the whole pool's ({whole} node(s) now); raise it by "
+                f"{count}, e.g. az aks nodepool scale --resource-group RG --cluster-name CLUSTER --name {name} "
+                f"--node-count N ({n_is}), or its autoscaler's max-count; the scale set picks the zone of each new "
                 f"node (it balances the zones), and they must be{zone}: an agent pool per zone makes sure"
             ]
         else:
             how = [
-                f"# AKS agent pool {name}: grow it {to}, e.g. az aks nodepool scale --resource-group RG --cluster-name CLUSTER "
-                f"--name {name} --node-count {size + count}, or raise the pool's autoscaler max-count"
+                f"# AKS agent pool {name}: grow it by {count} ({whole} node(s) now), e.g. az aks nodepool scale "
+                f"--resource-group RG --cluster-name CLUSTER --name {name} --node-count N ({n_is}), or raise the "
+                "pool's autoscaler max-count"
             ]
     else:
         itype = g.template.labels.get(LABEL_INSTANCE_TYPE) or "the same instance type"
