@@ -12,6 +12,8 @@ import select
 import subprocess
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,6 +129,26 @@ def test_loader_reports_bytes_read_of_the_total():
     assert any(d.startswith("indexing 6 nodes") for d, _t, _u in rec.tasks())
 
 
+def _processes(monkeypatch: pytest.MonkeyPatch, two: bool | None) -> list[bool]:
+    """Two processes for a large read or one (planner.load.parallel.usable); the list gets an entry
+    each time the read is split in two."""
+    from planner.load import parallel
+
+    monkeypatch.setattr(parallel, "usable", lambda size: bool(two))
+    halves = parallel.halves
+    split: list[bool] = []
+    monkeypatch.setattr(parallel, "halves", lambda *a, **k: split.append(True) or halves(*a, **k))
+    return split
+
+
+def _assert_read_part_way(rec: Any, path: Path) -> None:
+    """The bytes read of ``path`` were reported part way, more than once, never going back."""
+    size = path.stat().st_size
+    done = [done for what, d, done, total, _u in rec.events if what == "change" and d == f"reading {path}" and total == size]
+    assert len([x for x in done if 0 < x < size]) >= 2, done
+    assert done == sorted(done)
+
+
 @pytest.mark.parametrize("two", [False, True])
 def test_streamed_list_reports_bytes_as_it_goes(tmp_path, monkeypatch, two):
     """A large kubectl List is read item by item; the bytes read so far are reported on the way,
@@ -134,12 +156,9 @@ def test_streamed_list_reports_bytes_as_it_goes(tmp_path, monkeypatch, two):
     stands for both). Was: with two processes the display stayed at 0 bytes to the end."""
     import json
 
-    from planner.load import Limits, load_snapshot, parallel
+    from planner.load import Limits, load_snapshot
 
-    monkeypatch.setattr(parallel, "usable", lambda size: two)
-    halves = parallel.halves
-    split: list[bool] = []
-    monkeypatch.setattr(parallel, "halves", lambda *a, **k: split.append(True) or halves(*a, **k))
+    split = _processes(monkeypatch, two)
     items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {"topology.kubernetes.io/zone": "a"}},
               "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}} for i in range(6000)]
     path = tmp_path / "big.json"
@@ -150,10 +169,7 @@ def test_streamed_list_reports_bytes_as_it_goes(tmp_path, monkeypatch, two):
     opened = stream.JsonList.open
     monkeypatch.setattr(stream.JsonList, "open", lambda path, size, chunk=64 << 10: opened(path, size, chunk))  # small reads
     rec = _recorded(lambda: load_snapshot([path], Limits(json_strict_bytes=1024)))
-    size = path.stat().st_size
-    done = [done for what, d, done, total, _u in rec.events if what == "change" and d == f"reading {path}" and total == size]
-    assert len([x for x in done if 0 < x < size]) >= 2  # seen part way, more than once
-    assert done == sorted(done)
+    _assert_read_part_way(rec, path)
     assert split == ([True] if two else [])
 
 
@@ -162,22 +178,16 @@ def test_yaml_reports_how_far_it_is_read(tmp_path, monkeypatch, two):
     """A multi-document YAML file is parsed document by document after it is read: the display
     follows the parse (by one process, or two: see the List's test; None: validate's read of
     every document first). Was: 0 bytes until the end (37 s at 5,000 nodes)."""
-    from planner.load import load_snapshot, parallel, read_objects
+    from planner.load import load_snapshot, read_objects
 
-    monkeypatch.setattr(parallel, "usable", lambda size: two)
-    halves = parallel.halves
-    split: list[bool] = []
-    monkeypatch.setattr(parallel, "halves", lambda *a, **k: split.append(True) or halves(*a, **k))
+    split = _processes(monkeypatch, two)
     docs = [f"apiVersion: v1\nkind: Node\nmetadata:\n  name: n{i}\n  labels:\n    topology.kubernetes.io/zone: a\n"
             f"status:\n  allocatable:\n    cpu: '4'\n    memory: 8Gi\n    pods: '110'\n" for i in range(3000)]
     path = tmp_path / "big.yaml"
     path.write_text("---\n".join(docs))
     monkeypatch.setattr(progress, "MIN_INTERVAL", 0.0)
     rec = _recorded(lambda: load_snapshot([path]) if two is not None else read_objects([path]))
-    size = path.stat().st_size
-    done = [done for what, d, done, total, _u in rec.events if what == "change" and d == f"reading {path}" and total == size]
-    assert len([x for x in done if 0 < x < size]) >= 2, done  # seen part way, more than once
-    assert done == sorted(done)
+    _assert_read_part_way(rec, path)
     assert split == ([True] if two else [])
 
 

@@ -82,12 +82,9 @@ def _read_at_most(f: Any, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def _read(path: str, limits: Limits, stdin: list[bytes] | None = None, lists: set[str] | None = None) -> bytes:
+def _read(path: str, limits: Limits, stdin: list[bytes] | None = None) -> bytes:
     """The bytes of one input; ``stdin`` keeps what was read from standard input, so that a load
-    that starts over (planner.load.stream.Broken) reads it again; ``lists``: files read as JSON
-    Lists before, bounded as such (Limits.max_stream_bytes)."""
-    if lists and path in lists:
-        limits = replace(limits, max_bytes=limits.largest)
+    that starts over (planner.load.stream.Broken) reads it again."""
     most = limits.max_bytes + 1  # one byte past the limit: a larger input is refused
     if path == "-":
         if stdin:
@@ -224,6 +221,10 @@ def _read_into(
             def tick(offset: int, base: float = base) -> None:  # how far into this input
                 reading.update(done=base + offset)
 
+            # a file a streamed attempt found to be a JSON List is bounded as such when it is read
+            # whole (after stream.Broken, for every error's message): Limits.max_stream_bytes
+            limits_here = replace(limits, max_bytes=limits.largest) if lists and path in lists else limits
+
             try:
                 if streamed:
                     # the objects go straight to the load's sink (no overlay; a namespace to fill in
@@ -231,12 +232,12 @@ def _read_into(
                     target = emit if emit is not None and direct and sink is to_output else each
                     if path != "-" and _stream_list(path, label, limits, raw, on_scenario, target, tick, lists):
                         continue
-                    data = _read(path, limits, stdin, lists)
-                    if _yaml_halves(data, label, limits, raw, on_scenario, target, tick):
+                    data = _read(path, limits_here, stdin)
+                    if _yaml_halves(data, label, limits_here, raw, on_scenario, target, tick):
                         continue
-                    _stream_docs(iter_bytes(data, label, limits, tick), label, raw, on_scenario, each)
+                    _stream_docs(iter_bytes(data, label, limits_here, tick), label, raw, on_scenario, each)
                     continue
-                docs = parse_bytes(_read(path, limits, stdin, lists), label, replace(limits, max_bytes=limits.largest) if lists and path in lists else limits, tick)
+                docs = parse_bytes(_read(path, limits_here, stdin), label, limits_here, tick)
                 for j, doc in enumerate(docs):
                     where = label if len(docs) == 1 else f"{label}: document {j + 1}"
                     _flatten(doc, where, raw, on_scenario, emit=each)
@@ -329,9 +330,9 @@ def _yaml_halves(
         return False
     first_done = [False]
 
-    def both(offset: int) -> None:  # this process's share of its part stands for both (parallel.run)
+    def both(offset: int) -> None:
         assert tick is not None
-        tick(min(len(data), offset + int(offset / cut * (len(data) - cut))))
+        tick(parallel.read_so_far(offset, cut, cut, len(data)))
 
     def first() -> Iterator[Any]:
         yield from iter_bytes(data[:cut], label, limits, both if tick is not None else None)
@@ -667,11 +668,13 @@ class _Sink:
     BATCH = 64
 
     def __init__(self, namespace: str | None = None) -> None:
+        from planner.load.overlay import apply_namespace
         from planner.validation import ObjectValidator
 
         # -n: the namespace of namespace-less objects (overlay.apply_namespace), filled in here, so
         # that a large List can go straight to the sink (and to a second process: planner.load.parallel)
         self.namespace = namespace
+        self._apply_namespace = apply_namespace
         self.validator = ObjectValidator()
         self.builder = _Builder()
         self.errors: list[str] = []
@@ -681,9 +684,7 @@ class _Sink:
 
     def __call__(self, o: dict) -> None:
         if self.namespace:
-            from planner.load.overlay import apply_namespace
-
-            apply_namespace(o, self.namespace)
+            self._apply_namespace(o, self.namespace)
         self.count += 1
         self.pending.append(o)
         if len(self.pending) >= self.BATCH:

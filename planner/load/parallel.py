@@ -94,9 +94,8 @@ def _reopen(f: Any) -> Any:
 def run(lst: stream.JsonList, handle: Callable[[int, Any], None], sink: Any, raw: Any, tick: Callable[[int], None] | None = None) -> None:
     """Every item of ``lst`` to ``handle(index, item)`` (through ``sink``), as a plain loop over
     ``lst.items()`` would, the second part of them in a child process when that works out.
-    ``tick(bytes)``: told now and then how far the read is (the file's bytes read; while the child
-    reads the second part, this process's share of its own part stands for both: they are sized
-    to end together)."""
+    ``tick(bytes)``: told now and then how far the read is (the file's bytes read; with the child,
+    read_so_far)."""
     split = lst.split_point(SHARE) if sink.count == 0 and not sink.pending else None
     if split is None:
         for i, it in enumerate(lst.items()):
@@ -113,11 +112,17 @@ def run(lst: stream.JsonList, handle: Callable[[int, Any], None], sink: Any, raw
 
     def both() -> None:
         assert tick is not None
-        mine = lst.f.tell()
-        tick(min(size, mine + int(mine / stop * (size - start))))
+        tick(read_so_far(lst.f.tell(), stop, start, size))
 
     halves(lambda: lst.items(stop=stop), lambda: lst.stopped, child_second, lambda: lst.items(start=start), handle, sink, raw,
-           progress=both if tick is not None and stop > 0 else None)
+           progress=both if tick is not None else None)
+
+
+def read_so_far(offset: int, stop: int, start: int, size: int) -> int:
+    """How much of a ``size``-byte input two processes have read when this one is at ``offset`` of
+    its part (up to ``stop``) and the child reads from ``start`` to the end: this process's share of
+    its own part stands for both (the split is sized so that both end together)."""
+    return min(size, offset + int(offset / stop * (size - start))) if stop > 0 else offset
 
 
 def halves(
