@@ -257,7 +257,8 @@ def child(a: argparse.Namespace) -> None:
         # What the call spends beside the placements (the controllers' first pass over the cluster
         # as read, the reasons of the pods Pending at the end), from the same replay placing
         # nothing: both again, one after the other, as warm as each other.
-        fixed, again = [], []
+        fixed: list[float] = []
+        again: list[float] = []
         for _ in range(2):
             for count, into in ((spec, fixed), (spec + extra, again)):
                 sim = Simulator(snap, seed=1)

@@ -203,7 +203,10 @@ def _preemption_input(snap: Snapshot, plans: list[Plan], cluster: ClusterState) 
     # (victims_of: a strictly lower priority): that one template asked of each node, not every
     # pod's (a StatefulSet's pods have a spec each)
     top = max((sp for sp in specs.values() if may_preempt(sp)), key=lambda sp: sp.priority, default=None)
-    if top is None or not any(victims_of(top, [q for q in ni.pods if q.key not in keep]) for ni in cluster.node_infos):
+    # a node whose lowest priority (NodeInfo.min_priority) is not below the template's has no victim
+    if top is None or not any(
+        ni.min_priority < top.priority and victims_of(top, [q for q in ni.pods if q.key not in keep]) for ni in cluster.node_infos
+    ):
         return None
     return PreemptionInput(preemption_pdbs(snap), keep)
 

@@ -202,7 +202,7 @@ class Simulator:
         self.rng = random.Random(seed)
         self.progress = progress
         self.pending_since: dict[str, int] = {}
-        self._unschedulable: dict[str, tuple[Pod, FastFilter, int]] = {}  # pod key -> its marker when no node passed (_still_unschedulable)
+        self._unschedulable: dict[str, tuple[Pod, FastFilter, int, int]] = {}  # pod key -> its marker when no node passed (_still_unschedulable)
         self.placements = 0
         self._reset_priority()  # see _lower_priority_runs
 
@@ -357,25 +357,31 @@ class Simulator:
             moved = True
         return moved
 
-    def _marker(self, pod: Pod) -> tuple[Pod, FastFilter, int]:
+    def _marker(self, pod: Pod) -> tuple[Pod, FastFilter, int, int]:
         """What a pod no node passed was tried against: itself (a nomination replaces it), the
-        filter's cluster (a node change builds another) and the pods deleted from it (see
-        _still_unschedulable; claims, volumes and classes are not read for the pods it is asked
-        about: none has volumes; the filters count bound pods only, not other pods' nominations)."""
+        filter's cluster (a node change builds another), the pods deleted from it and the number
+        bound to it (see _still_unschedulable; claims, volumes and classes are not read for the
+        pods it is asked about: none has volumes; the filters count bound pods only, not other
+        pods' nominations)."""
         assert self.fast is not None
-        return (pod, self.fast, self.fast.removals)
+        return (pod, self.fast, self.fast.removals, len(self.fast.bound))
 
     def _still_unschedulable(self, pod: Pod, profile: Profile) -> bool:
         """Whether trying ``pod`` again would find no node and do nothing else, known without
         filtering (the incremental replay; the full one tries it, the reference the tests hold
         this to): it found none before, only pods were bound since (nothing deleted, no node
-        changed: its marker is the same), binding pods cannot help it
+        changed: its marker is the same), binding the pods bound since cannot help it
         (planner.scheduler.queueing.pod_add_may_help: the scheduling queue keeps it aside
         likewise) and it would not try preemption (which would draw on the random numbers): it
         may not preempt, or no pod of a lower priority runs."""
         mark = self._unschedulable.get(pod.key)
-        if mark is None or mark[0] is not pod or mark[1] is not self.fast or mark[2] != mark[1].removals or pod_add_may_help(pod, profile):
+        if mark is None or mark[0] is not pod or mark[1] is not self.fast or mark[2] != mark[1].removals:
             return False
+        bound = mark[1].bound
+        if pod_add_may_help(pod, profile, bound[mark[3]:]):
+            return False
+        if len(bound) > mark[3]:  # none of them helps: as if it had been tried with them bound
+            self._unschedulable[pod.key] = (pod, mark[1], mark[2], len(bound))
         return not (preemption.may_preempt(pod.spec) and self._lower_priority_runs(pod.spec.priority))
 
     def _bind(self, pod: Pod, host: str) -> None:

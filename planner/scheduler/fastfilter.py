@@ -93,6 +93,7 @@ class FastFilter:
         self.count_keys: list[Any] = []  # counts' keys in insertion order (see _keys_matching)
         self.log: list[int] = []  # the node of every bind and delete, in order (see _resources)
         self.removals = 0  # the deletes among them
+        self.bound: list[Pod] = []  # the pods bound, in order (a pod kept aside asks which came since: queueing)
         self.count_identity = False  # some counted selector reads a pod identity label (_keys_matching)
         self.res_cache: dict[Any, list] = {}  # requests checked -> [mask, len(log) it reflects]
         self.key_cache: dict[Any, list] = {}
@@ -114,6 +115,7 @@ class FastFilter:
     # ------------------------------------------------------------------ updates
 
     def on_bind(self, pod: Pod) -> None:
+        self.bound.append(pod)
         self._update(pod, +1)
 
     def on_delete(self, pod: Pod) -> None:

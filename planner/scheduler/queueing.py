@@ -16,7 +16,11 @@ Three plugins can accept a node after such an addition:
   isSchedulableAfterPodChange: an added pod matching the pod's affinity terms queues it);
 * PodTopologySpread, for DoNotSchedule constraints (podtopologyspread/plugin.go
   isSchedulableAfterPodChange: an added matching pod raises a domain's count, and so possibly the
-  global minimum the skew is measured from), the pod's own or a profile's List defaults;
+  global minimum the skew is measured from), the pod's own or a profile's List defaults.  Given the
+  pods bound since, the pod's own constraints count only when one of them is involved
+  (involvedInTopologySpreading: bound, in the pod's namespace) and matches a constraint's selector
+  (podLabelsMatchSpreadConstraints); upstream answers QueueSkip otherwise: the counts the filter
+  reads are unchanged;
 * the volume plugins (VolumeBinding, VolumeRestrictions, VolumeZone, NodeVolumeLimits): binding a
   pod can bind or provision a claim it shares; any pod with volumes is counted here, whatever its
   volumes are.
@@ -24,14 +28,19 @@ Three plugins can accept a node after such an addition:
 
 from __future__ import annotations
 
-from planner.domain import Pod
+from collections.abc import Sequence
+
+from planner.domain import Pod, selector_matches
+from planner.scheduler.plugins.podtopologyspread.common import DO_NOT_SCHEDULE
+from planner.scheduler.plugins.podtopologyspread.filtering import get_constraints
 from planner.scheduler.registry import Profile
 
 
-def pod_add_may_help(pod: Pod, profile: Profile) -> bool:
+def pod_add_may_help(pod: Pod, profile: Profile, added: Sequence[Pod] | None = None) -> bool:
     """Whether binding other pods (and nothing else) can make ``pod`` pass a node it failed on,
     under ``profile`` (whose filters must be the default ones: a profile of other filters is
-    answered True)."""
+    answered True).  ``added``: the pods bound since it failed, when the caller knows them (None:
+    any pod)."""
     if not profile.default_filters:
         return True
     spec = pod.spec
@@ -41,9 +50,15 @@ def pod_add_may_help(pod: Pod, profile: Profile) -> bool:
     if aff is not None and aff.pod_affinity_required:
         return True
     constraints = spec.topology_spread_constraints
-    if any(c.when_unsatisfiable == "DoNotSchedule" for c in constraints):
+    if not constraints:
+        return profile.spread_defaults_do_not_schedule
+    if not any(c.when_unsatisfiable == DO_NOT_SCHEDULE for c in constraints):
+        return False
+    if added is None:
         return True
-    return not constraints and profile.spread_defaults_do_not_schedule
+    selectors = [c.selector for c in get_constraints(pod) if c.selector is not None]
+    ns = pod.namespace
+    return any(p.namespace == ns and p.spec.node_name and any(selector_matches(s, p.labels) for s in selectors) for p in added)
 
 
 __all__ = ["pod_add_may_help"]

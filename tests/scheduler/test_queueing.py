@@ -62,6 +62,23 @@ def test_the_rule() -> None:
     assert pod_add_may_help(vol, DEFAULT_PROFILE)
     listed = replace(DEFAULT_PROFILE, spread_defaulting="List", spread_defaults=(TopologySpreadConstraint(1, "topology.kubernetes.io/zone", "DoNotSchedule", None),))
     assert pod_add_may_help(plain, listed)
+    assert pod_add_may_help(plain, listed, [])
+
+
+def test_the_pods_bound_since() -> None:
+    """Given the pods bound since, a DoNotSchedule constraint counts only for a bound pod of the
+    pod's namespace that its selector matches (podtopologyspread isSchedulableAfterPodChange);
+    the other reasons stand whatever was bound."""
+    hard = pod("p", {"app": "a"}, spread=[spread(selector=sel({"app": "a"})), spread(when="ScheduleAnyway", selector=sel({"app": "b"}))])
+    assert not pod_add_may_help(hard, DEFAULT_PROFILE, [])
+    assert not pod_add_may_help(hard, DEFAULT_PROFILE, [pod("x", {"app": "b"}, node_name="n1")])  # the soft one's selector
+    assert not pod_add_may_help(hard, DEFAULT_PROFILE, [pod("x", {"app": "a"}, node_name="n1", namespace="other")])
+    assert not pod_add_may_help(hard, DEFAULT_PROFILE, [pod("x", {"app": "a"})])  # not bound
+    assert pod_add_may_help(hard, DEFAULT_PROFILE, [pod("y", {"app": "c"}, node_name="n1"), pod("x", {"app": "a"}, node_name="n2")])
+    vol = replace(hard, spec=replace(hard.spec, volumes=(PodVolume("data", "data-p"),)))
+    assert pod_add_may_help(vol, DEFAULT_PROFILE, [])
+    aff = replace(hard, spec=replace(hard.spec, affinity=Affinity(pod_affinity_required=(PodAffinityTerm(sel({"app": "b"}), "kubernetes.io/hostname"),))))
+    assert pod_add_may_help(aff, DEFAULT_PROFILE, [])
 
 
 @pytest.mark.parametrize("incremental", [True, False])
@@ -88,3 +105,38 @@ def test_a_pod_no_bind_can_help_is_filtered_once(tmp_path, monkeypatch, incremen
         assert tried.count("batch/huge") == 1, tried
     else:  # once in every pass: the set's pods come one per pass
         assert tried.count("batch/huge") > 6, tried
+
+
+@pytest.mark.parametrize("selects, once", [("huge", True), ("db", False)])
+def test_a_spread_pod_is_tried_again_only_for_pods_its_selector_matches(tmp_path, monkeypatch, selects: str, once: bool) -> None:
+    """The Pending pod has a DoNotSchedule zone spread: the set's pods, bound one per pass, are
+    tried again for it only when its constraint's selector matches them; the replay's events are
+    the full replay's either way."""
+    huge = (
+        "- apiVersion: v1\n  kind: Pod\n  metadata: {name: huge, labels: {app: huge}}\n  spec:\n"
+        "    containers: [{name: c, image: job, resources: {requests: {cpu: \"64\"}}}]\n"
+        f"    topologySpreadConstraints: [{{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: {selects}}}}}}}]\n"
+        "  status: {phase: Pending}\n"
+    )
+    text = SCENARIO.replace(SCENARIO[SCENARIO.index("- apiVersion: v1\n  kind: Pod"):SCENARIO.index("- {apiVersion: v1, kind: Namespace")], huge)
+    f = tmp_path / "s.yaml"
+    f.write_text(text)
+    tried: list[str] = []
+    orig = fastfilter.FastFilter.feasible_positions
+
+    def spy(self, p):
+        tried.append(p.key)
+        return orig(self, p)
+
+    monkeypatch.setattr(fastfilter.FastFilter, "feasible_positions", spy)
+    ref = parse_workload("statefulset/db", None)
+    runs = {}
+    for incremental in (True, False):
+        tried.clear()
+        out = Simulator(load_snapshot([str(f)]), seed=1, incremental=incremental).run([Step("scale", {"ref": ref, "workload": str(ref), "replicas": 6})], [ref])
+        assert [p["pod"] for p in out["pending_elsewhere"]] == ["default/huge"]
+        runs[incremental] = ([r["events"] for r in out["steps"]], tried.count("default/huge"))
+    assert runs[True][0] == runs[False][0]
+    assert runs[False][1] > 6
+    # the first try, then (db) once after each of the five pods bound
+    assert runs[True][1] == 1 if once else runs[True][1] >= 6

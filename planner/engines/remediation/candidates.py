@@ -57,6 +57,7 @@ import re
 import shlex
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import cached_property
 from shlex import quote as q
 from typing import Any
 
@@ -149,8 +150,10 @@ class Context:
     def resource(self) -> str:
         return self.ref.kind.lower()
 
-    @property
+    @cached_property
     def running(self) -> int:
+        """The workload's running pods (counted once: each candidate's cost asks for it, and the
+        snapshot a context is made for is never changed)."""
         if self.manifest is not None:
             return 0
         return sum(1 for p in self.snap.owned_pods(self.ref.kind, self.ref.key) if is_running(p))

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from models.solve import SolveOptions
+from planner.domain import Pod
 from planner.engines.problem import Memo
 from planner.engines.remediation.actions import ObjectPatch
 from planner.engines.remediation.jsonpatch import PatchError, apply_json_patch, apply_merge_patch
@@ -128,25 +129,29 @@ def apply_patches(snap: Snapshot, patches: list[ObjectPatch]) -> Snapshot:
     changed = patched_objects(snap, patches)
     out = load_changes(snap, changed)
     created = [key for (kind, key), obj in changed.items() if kind == "Node" and obj is not None and key not in snap.nodes]
-    out = with_daemon_pods(out, created) if created else out
+    daemon = with_daemon_pods(out, created) if created else []
     # the patched snapshot shares the unchanged part of the cluster with the one it came from
     # (Snapshot.derive): its scheduler cache and controllers' index are built from theirs
     removed = [snap.pods[key] for (kind, key), _ in changed.items() if kind == "Pod" and key in snap.pods]
     replaced = [key for (kind, key), obj in changed.items() if kind == "Pod" and obj is not None and key in snap.pods]
-    added = [p for k, p in out.pods.items() if k not in snap.pods]
+    # the pods ``out`` has and ``snap`` has not, in ``out``'s order: the patches' new pods (spliced
+    # in their order by load_changes), then the DaemonSet pods of the new nodes
+    added = [out.pods[key] for (kind, key), obj in changed.items() if kind == "Pod" and obj is not None and key not in snap.pods] + daemon
     if not replaced and all(k in snap.pods for (kind, k), obj in changed.items() if kind == "Pod" and obj is None):
         out.derive(snap, removed, added, [key for (kind, key), _ in changed.items() if kind == "Node"])
     return out
 
 
-def with_daemon_pods(snap: Snapshot, nodes: list[str]) -> Snapshot:
-    """``snap`` with the pods the DaemonSet controller creates for the new ``nodes`` (planner.
-    controllers.daemon: NodeShouldRunDaemonPod), bound to them, as ``capacity --add-nodes`` and the
-    replay's addNodes step count them: a new node's room is what its DaemonSets leave."""
+def with_daemon_pods(snap: Snapshot, nodes: list[str]) -> list[Pod]:
+    """The pods the DaemonSet controller creates for the new ``nodes`` (planner.controllers.daemon:
+    NodeShouldRunDaemonPod), bound to them, added to ``snap`` (and returned), as ``capacity
+    --add-nodes`` and the replay's addNodes step count them: a new node's room is what its
+    DaemonSets leave."""
     from planner.controllers.daemon import daemon_pods_for_node, is_host_network
 
+    added: list[Pod] = []
     if not snap.daemonsets:
-        return snap
+        return added
     for name in nodes:
         node = snap.nodes.get(name)
         if node is None:
@@ -156,7 +161,8 @@ def with_daemon_pods(snap: Snapshot, nodes: list[str]) -> Snapshot:
         )
         for p in pods:
             snap.pods[p.key] = p
-    return snap
+        added.extend(pods)
+    return added
 
 
 def original(snap: Snapshot, kind: str, key: str) -> dict | None:
