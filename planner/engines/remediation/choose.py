@@ -524,7 +524,7 @@ def _agenda(
     ``choose`` asks for them, up to ``top`` plans), then their verifications, the last first (this
     process verifies from the first), what the search does after the model
     (Search.after_choose), then the explanations of the candidates it will most likely prove
-    useless alone (_likely_explained, the last first)."""
+    useless alone (_likely_explained, in order, up to one whose core search runs out)."""
     chain: list[dict[str, int]] = []
     first = dict(chosen)
     while found + 1 < top:
@@ -546,11 +546,14 @@ def _agenda(
         search.verify(materialize(space, ctx, c))
     if search.after_choose is not None:
         search.after_choose()
-    # the explanations of the candidates proven useless alone (choose, after the model's plans),
-    # the last first: this process asks for them from the first
+    # the explanations of the candidates proven useless alone (choose, after the model's plans), in
+    # the order this process asks for them (it takes those the child has not begun), up to one whose
+    # core search runs out: ExplainBudget asks for none after it
     used = used | {a.label() for c in chain for a in materialize(space, ctx, c)}
-    for oid in reversed(list(_likely_explained(search, space, [first, *chain], used, bound, opts))):
-        search.through(("explain", oid), lambda: _core_explanation(space, oid, opts))  # noqa: B023
+    for oid in list(_likely_explained(search, space, [first, *chain], used, bound, opts)):  # their proofs' solves first
+        answer = search.through(("explain", oid), lambda: _core_explanation(space, oid, opts))  # noqa: B023
+        if answer is not None and answer[1]:
+            break
 
 
 def _alone(search: Any, space: _Space, oid: str, opts: SolveOptions) -> str:

@@ -376,10 +376,24 @@ class Search:
             v = evaluate(snap, goal, self.opts, self.seed, replicas=n, template_changed=rolls, memo=self.memo)
             return replace(v, checked=None)  # what the callers read (and what the child sends back)
         digest_ = self.verify_key(actions)[1]
-        c = self._check_part(digest_, trial, optional=False)
-        if not c.ok:
-            return c
-        r: Verdict = self.through(("replay", digest_), lambda: replay_verdict(snap, goal, n, self.seed), optional=False)
+
+        def replay() -> Verdict:
+            r: Verdict = self.through(("replay", digest_), lambda: replay_verdict(snap, goal, n, self.seed), optional=False)
+            return r
+
+        if self.ahead is not None and self.ahead.alive and self.worker is None:
+            # the child working ahead checks the plans it solved (choose._agenda): this process
+            # replays first, so that the two parts run side by side rather than one after the
+            # other (the verdict is check's when it fails, as below: the replay is then wasted)
+            r = replay()
+            c = self._check_part(digest_, trial, optional=False)
+            if not c.ok:
+                return c
+        else:
+            c = self._check_part(digest_, trial, optional=False)
+            if not c.ok:
+                return c
+            r = replay()
         return Verdict(r.ok, r.reason, {**c.detail, **r.detail})
 
     def check_ahead(self, actions: list[Action]) -> None:
