@@ -244,11 +244,11 @@ def test_an_interrupt_leaves_no_child(monkeypatch, bench_6z) -> None:
     me = os.getpid()
     verify = search_mod.Search._verify
 
-    def interrupted(self, actions):
+    def interrupted(self, actions, *rest):
         if os.getpid() == me and self.ahead is not None:
             assert _children(), "the child had not started"
             raise KeyboardInterrupt
-        return verify(self, actions)
+        return verify(self, actions, *rest)
 
     monkeypatch.setenv(ahead.ENV, "2")
     monkeypatch.setattr(search_mod.Search, "_verify", interrupted)

@@ -383,7 +383,7 @@ def choose(
     proven_below: float | None = 0
     while len(out.plans) < top and stats["rejected"] < MAX_REJECTED and not search.exhausted:
         t = time.monotonic()
-        res = _solve(search, space, opts)
+        res, solved_ahead = _solve(search, space, opts)
         stats["solves"] += 1
         stats["solve_seconds"] += time.monotonic() - t
         if res.status == "infeasible":
@@ -431,7 +431,7 @@ def choose(
                 last=lambda answer: answer[1],
                 rest=lambda: [("explain", oid) for oid in space.actions],
             )
-        v = search.verify(actions)
+        v = search.verify(actions, checked_ahead=solved_ahead)
         if v.ok:
             out.plans.append(Plan(actions, _summed(actions), _verified(v)))
             _block(space, chosen, exact=False)
@@ -501,9 +501,10 @@ def _block(space: _Space, chosen: dict[str, int], exact: bool) -> None:
     space.history.append(("exact" if exact else "sup", _frozen(chosen)))
 
 
-def _solve(search: Any, space: _Space, opts: SolveOptions) -> Any:
+def _solve(search: Any, space: _Space, opts: SolveOptions) -> tuple[Any, bool]:
     """The model's next optimum: the child's solve of the model as it is now when it did it
-    (the same calls since it was built: then its answers stand for the solver's), else solved here."""
+    (the same calls since it was built: then its answers stand for the solver's), else solved
+    here; and whether it was the child's (a plan of its chain, which it checks: _agenda)."""
     ahead = search.ahead
     if ahead is not None:
         # the child's chain of solves follows "sup" calls alone: wait for it only while the
@@ -511,8 +512,8 @@ def _solve(search: Any, space: _Space, opts: SolveOptions) -> Any:
         chain = space.chain_base >= 0 and all(kind == "sup" for kind, _ in space.history[space.chain_base :])
         found, runs = ahead.lookup(("solve", digest(repr(space.history))), "chain" if chain else None)
         if found:
-            return solve_actions(space.am, opts, recorded=runs)
-    return solve_actions(space.am, opts)
+            return solve_actions(space.am, opts, recorded=runs), True
+    return solve_actions(space.am, opts), False
 
 
 def _agenda(

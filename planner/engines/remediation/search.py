@@ -308,9 +308,13 @@ class Search:
     def exhausted(self) -> bool:
         return self.verifications >= MAX_VERIFICATIONS or time.monotonic() > self.deadline
 
-    def verify(self, actions: list[Action]) -> Verdict:
+    def verify(self, actions: list[Action], checked_ahead: bool = False) -> Verdict:
+        """verify.evaluate of the plan.  ``checked_ahead``: the child working ahead checks it too
+        (a plan of the chain it solved, choose._agenda): the replay comes first here, so that the
+        two parts run side by side (the verdict is check's when it fails: the replay is then
+        wasted)."""
         self.verifications += 1
-        v: Verdict = self.through(self.verify_key(actions), lambda: self._verify(actions))
+        v: Verdict = self.through(self.verify_key(actions), lambda: self._verify(actions, checked_ahead))
         return v
 
     @staticmethod
@@ -364,10 +368,11 @@ class Search:
             if k not in ahead.done and k != ahead.doing:
                 ahead.tell(k)
 
-    def _verify(self, actions: list[Action]) -> Verdict:
-        """verify.evaluate of the plan; for a replica goal its two parts, check then the replay,
-        each under a key of its own (("check", ...), ("replay", ...)), so that this process and
-        the child working ahead can each do one part of a plan's verification."""
+    def _verify(self, actions: list[Action], replay_first: bool = False) -> Verdict:
+        """verify.evaluate of the plan; for a replica goal its two parts, check then the replay
+        (the replay first with ``replay_first`` while the child works ahead: see verify), each
+        under a key of its own (("check", ...), ("replay", ...)), so that this process and the
+        child working ahead can each do one part of a plan's verification."""
         trial = self._trial(actions)
         if isinstance(trial, Verdict):
             return trial
@@ -381,10 +386,7 @@ class Search:
             r: Verdict = self.through(("replay", digest_), lambda: replay_verdict(snap, goal, n, self.seed), optional=False)
             return r
 
-        if self.ahead is not None and self.ahead.alive and self.worker is None:
-            # the child working ahead checks the plans it solved (choose._agenda): this process
-            # replays first, so that the two parts run side by side rather than one after the
-            # other (the verdict is check's when it fails, as below: the replay is then wasted)
+        if replay_first and self.ahead is not None and self.ahead.alive and self.worker is None:
             r = replay()
             c = self._check_part(digest_, trial, optional=False)
             if not c.ok:
