@@ -1,8 +1,12 @@
-"""Whether a second process pays: one rule for the loader's and remediate's second core."""
+"""Whether a second process pays: one rule for the loader's and remediate's second core; and
+forking one (fork_child: the loader's second half, remediate's child working ahead, the cache's
+write behind the command)."""
 
 from __future__ import annotations
 
 import os
+import signal
+from collections.abc import Callable
 
 
 def cpus() -> int:
@@ -28,3 +32,37 @@ def second_process(env: str, large_enough: bool, *, forced_at_any_size: bool = F
     if asked == "2":
         return large_enough or forced_at_any_size
     return large_enough and cpus() >= 2
+
+
+def fork_child(body: Callable[[], None], *, ignore_sigint: bool = False) -> int:
+    """Fork a child that runs ``body()`` and exits (0; 1 when it raised anything), never
+    returning into the caller's frames; this process gets its pid (OSError when the fork fails).
+
+    SIGINT is held back across the fork (``signal.pthread_sigmask``): a Ctrl-C that reaches the
+    process group as the child starts would otherwise raise KeyboardInterrupt in the child before
+    its own code runs, in the caller's frames, and the command's handler would run in both
+    processes ("interrupted" written twice).  The child then ignores SIGINT (``ignore_sigint``) or
+    takes it as a KeyboardInterrupt inside ``body`` (an exit with 1)."""
+    mask = hasattr(signal, "pthread_sigmask")
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if mask else set()
+    try:
+        pid = os.fork()
+    except OSError:
+        if mask:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        raise
+    if pid == 0:
+        code = 0
+        try:
+            if ignore_sigint:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            if mask:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            body()
+        except BaseException:  # noqa: BLE001 - the child's end: its exit code says it
+            code = 1
+        finally:
+            os._exit(code)
+    if mask:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    return pid

@@ -1,14 +1,15 @@
-"""planner/processes.py: one rule for a second process (the loader's, remediate's)."""
+"""planner/processes.py: one rule for a second process (the loader's, remediate's), and forking one."""
 
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 
 from planner.engines.remediation import ahead
 from planner.load import parallel
-from planner.processes import second_process
+from planner.processes import fork_child, second_process
 
 
 @pytest.fixture
@@ -46,3 +47,43 @@ def test_too_small_and_what_the_variable_asks(two_cpus: pytest.MonkeyPatch) -> N
     two_cpus.setenv(ahead.ENV, "2")
     two_cpus.setenv("PLANNER_LOAD_PROCESSES", "2")
     assert ahead.usable(3) and not parallel.usable(1 << 20)
+
+
+@pytest.mark.parametrize("ignore", [True, False])
+def test_a_ctrl_c_as_the_child_starts_stays_in_the_child(monkeypatch: pytest.MonkeyPatch, tmp_path, ignore: bool) -> None:
+    """A Ctrl-C that reaches the child as it starts (before its own code: the process group's
+    SIGINT, a moment after the fork) is held back until the child is in ``body``'s frame: ignored
+    there, or a KeyboardInterrupt that ends the child with 1; never raised in the caller's frames
+    (which would run the command's own handler in the child: "interrupted" twice, two exits)."""
+    real = os.fork
+
+    def fork() -> int:
+        pid = real()
+        if pid == 0:
+            os.kill(os.getpid(), signal.SIGINT)  # lands in the child before it leaves fork()
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    ran = tmp_path / "ran"
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, whatever a test before set
+    try:
+        pid = fork_child(lambda: ran.write_text("yes"), ignore_sigint=ignore)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == (0 if ignore else 1)
+    assert ran.exists() == ignore
+
+
+def test_a_failing_child_exits_1_and_the_fork_s_error_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    pid = fork_child(lambda: 1 / 0)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 1
+
+    def no_fork() -> int:
+        raise OSError("no fork")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    with pytest.raises(OSError, match="no fork"):
+        fork_child(lambda: None)
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # unmasked again

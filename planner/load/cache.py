@@ -55,6 +55,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from planner.processes import fork_child
 from planner.snapshot import Snapshot
 
 FORMAT = b"planner snapshot cache 1\n"
@@ -348,25 +349,17 @@ def write_behind(probe: str, files: list[str], limits: Any, snap: Snapshot, noti
     for s in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             s.flush()
-    try:
-        pid = os.fork()
-    except OSError:
-        return
-    if pid:
-        return
-    # the child: nothing of it may reach the user's streams or outlive an error
-    code = 0
-    try:
+
+    def child() -> None:  # nothing of it may reach the user's streams; a failed write is a cache miss next time
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
         with contextlib.suppress(Exception):
             os.setsid()  # not the terminal's Ctrl-C target: the command may already have exited
         write(probe, files, limits, snap, notices)
-    except BaseException:  # noqa: BLE001 - a failed write is a cache miss next time
-        code = 1
-    finally:
-        os._exit(code)
+
+    with contextlib.suppress(OSError):
+        fork_child(child)
 
 
 def cached_load(files: Iterable[str], limits: Any, load: Callable[[Callable[[str], None] | None], Snapshot],

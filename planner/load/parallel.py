@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from planner.load import stream
-from planner.processes import second_process
+from planner.processes import fork_child, second_process
 
 MIN_BYTES = 64 << 20
 # Of the items read here: the child also pickles what it converted, and this process unpickles
@@ -143,20 +143,16 @@ def halves(
     bound of the whole input, which the whole read reports).  ``progress()``: called every 1,024
     objects read here."""
     r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into the caller's frames
-        code = 0
-        try:
-            os.close(r)
-            with contextlib.suppress(Exception):
-                null = os.open(os.devnull, os.O_RDWR)
-                os.dup2(null, 0)
-                os.dup2(null, 1)
-            _child(child_second, handle, sink, raw, w)
-        except BaseException:  # noqa: BLE001
-            code = 1
-        finally:
-            os._exit(code)
+
+    def child() -> None:
+        os.close(r)
+        with contextlib.suppress(Exception):
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)
+        _child(child_second, handle, sink, raw, w)
+
+    pid = fork_child(child)
     os.close(w)
     n = 0
     try:

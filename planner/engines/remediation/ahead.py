@@ -37,7 +37,7 @@ import struct
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from planner.processes import second_process
+from planner.processes import fork_child, second_process
 
 MIN_NODES = 100
 ENV = "PLANNER_REMEDIATE_PROCESSES"
@@ -146,28 +146,23 @@ class Ahead:
         """Fork a child that runs ``agenda(worker)``; None when the fork fails."""
         r, w = os.pipe()
         tr, tw = os.pipe()
+
+        def child() -> None:  # an error ends it: the parent computes whatever is missing
+            _die_with_parent()
+            os.close(r)
+            os.close(tw)
+            with contextlib.suppress(Exception):
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+            agenda(Worker(w, tr))
+
         try:
-            pid = os.fork()
+            pid = fork_child(child, ignore_sigint=True)
         except OSError:
             for fd in (r, w, tr, tw):
                 os.close(fd)
             return None
-        if pid == 0:  # the child: never returns into the caller's frames
-            code = 0
-            try:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
-                _die_with_parent()
-                os.close(r)
-                os.close(tw)
-                with contextlib.suppress(Exception):
-                    null = os.open(os.devnull, os.O_RDWR)
-                    for fd in (0, 1, 2):
-                        os.dup2(null, fd)
-                agenda(Worker(w, tr))
-            except BaseException:  # noqa: BLE001 - the parent computes whatever is missing
-                code = 1
-            finally:
-                os._exit(code)
         os.close(w)
         os.close(tr)
         os.set_blocking(tw, False)  # never wait on the child: a key it cannot take now is only done twice
