@@ -7,10 +7,12 @@ stderr.
 
 from __future__ import annotations
 
+import atexit
+import os
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -463,7 +465,28 @@ def main(argv: list[str] | None = None, prog_name: str = "planner") -> None:
     except Exception as e:  # the one boundary: never a traceback
         output.note(f"error: internal error: {type(e).__name__}: {e} (please report this with the input that caused it)")
         code = 2
+    if argv is None:
+        _end_process(code)  # planner's own command line: the process ends with the command
     sys.exit(code)
+
+
+def _end_process(code: int) -> NoReturn:
+    """The end of a command run from the process's own command line: the output flushed and the
+    exit handlers run, then the process ends at once, without the interpreter's teardown (a last
+    collection over every object and the freeing of them one by one: about 1 s after a command on
+    a 5,000-node cluster, with the answer already printed)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed pipe (planner ... | head): nothing more to say
+            pass
+    run = getattr(atexit, "_run_exitfuncs", None)
+    if run is not None:
+        try:
+            run()
+        except Exception:  # noqa: BLE001 - atexit reports a handler's error itself and goes on
+            pass
+    os._exit(code)
 
 
 def kubectl_main() -> None:
