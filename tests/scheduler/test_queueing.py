@@ -81,14 +81,8 @@ def test_the_pods_bound_since() -> None:
     assert pod_add_may_help(aff, DEFAULT_PROFILE, [])
 
 
-@pytest.mark.parametrize("incremental", [True, False])
-def test_a_pod_no_bind_can_help_is_filtered_once(tmp_path, monkeypatch, incremental: bool) -> None:
-    """A StatefulSet scaled by one pod at a time (OrderedReady: a pass per pod) beside a Pending
-    pod no node can take: the incremental replay filters that pod once, the full replay in every
-    pass."""
-    f = tmp_path / "s.yaml"
-    f.write_text(SCENARIO)
-    snap = load_snapshot([str(f)])
+def _tries(monkeypatch) -> list[str]:
+    """The pods the replay's fast filter is asked about, in order."""
     tried: list[str] = []
     orig = fastfilter.FastFilter.feasible_positions
 
@@ -97,8 +91,24 @@ def test_a_pod_no_bind_can_help_is_filtered_once(tmp_path, monkeypatch, incremen
         return orig(self, p)
 
     monkeypatch.setattr(fastfilter.FastFilter, "feasible_positions", spy)
+    return tried
+
+
+def _scale_db(path: str, incremental: bool) -> dict:
+    """The scenario's StatefulSet scaled to six pods, replayed."""
     ref = parse_workload("statefulset/db", None)
-    out = Simulator(snap, seed=1, incremental=incremental).run([Step("scale", {"ref": ref, "workload": str(ref), "replicas": 6})], [ref])
+    return Simulator(load_snapshot([path]), seed=1, incremental=incremental).run([Step("scale", {"ref": ref, "workload": str(ref), "replicas": 6})], [ref])
+
+
+@pytest.mark.parametrize("incremental", [True, False])
+def test_a_pod_no_bind_can_help_is_filtered_once(tmp_path, monkeypatch, incremental: bool) -> None:
+    """A StatefulSet scaled by one pod at a time (OrderedReady: a pass per pod) beside a Pending
+    pod no node can take: the incremental replay filters that pod once, the full replay in every
+    pass."""
+    f = tmp_path / "s.yaml"
+    f.write_text(SCENARIO)
+    tried = _tries(monkeypatch)
+    out = _scale_db(str(f), incremental)
     assert out["placements"] == 6  # db-0 as the scenario places it, then db-1..db-5
     assert [p["pod"] for p in out["pending_elsewhere"]] == ["batch/huge"]
     if incremental:
@@ -121,22 +131,14 @@ def test_a_spread_pod_is_tried_again_only_for_pods_its_selector_matches(tmp_path
     text = SCENARIO.replace(SCENARIO[SCENARIO.index("- apiVersion: v1\n  kind: Pod"):SCENARIO.index("- {apiVersion: v1, kind: Namespace")], huge)
     f = tmp_path / "s.yaml"
     f.write_text(text)
-    tried: list[str] = []
-    orig = fastfilter.FastFilter.feasible_positions
-
-    def spy(self, p):
-        tried.append(p.key)
-        return orig(self, p)
-
-    monkeypatch.setattr(fastfilter.FastFilter, "feasible_positions", spy)
-    ref = parse_workload("statefulset/db", None)
+    tried = _tries(monkeypatch)
     runs = {}
     for incremental in (True, False):
         tried.clear()
-        out = Simulator(load_snapshot([str(f)]), seed=1, incremental=incremental).run([Step("scale", {"ref": ref, "workload": str(ref), "replicas": 6})], [ref])
+        out = _scale_db(str(f), incremental)
         assert [p["pod"] for p in out["pending_elsewhere"]] == ["default/huge"]
         runs[incremental] = ([r["events"] for r in out["steps"]], tried.count("default/huge"))
     assert runs[True][0] == runs[False][0]
     assert runs[False][1] > 6
     # the first try, then (db) once after each of the five pods bound
-    assert runs[True][1] == 1 if once else runs[True][1] >= 6
+    assert (runs[True][1] == 1) if once else (runs[True][1] >= 6)
