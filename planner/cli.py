@@ -475,18 +475,27 @@ def _end_process(code: int) -> NoReturn:
     exit handlers run, then the process ends at once, without the interpreter's teardown (a last
     collection over every object and the freeing of them one by one: about 1 s after a command on
     a 5,000-node cluster, with the answer already printed)."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - a closed pipe (planner ... | head): nothing more to say
-            pass
+    code = _flushed(code)
     run = getattr(atexit, "_run_exitfuncs", None)
     if run is not None:
         try:
             run()
         except Exception:  # noqa: BLE001 - atexit reports a handler's error itself and goes on
             pass
-    os._exit(code)
+    os._exit(_flushed(code))  # what the handlers wrote, too
+
+
+def _flushed(code: int) -> int:
+    """stdout and stderr flushed; ``code``, or 120 (the interpreter's own exit code when its last
+    flush fails) when a flush fails but for a closed pipe (planner ... | head: nothing more to say)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            pass
+        except Exception:  # noqa: BLE001 - the stream is gone: the exit code says it
+            code = code or 120
+    return code
 
 
 def kubectl_main() -> None:

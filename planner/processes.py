@@ -45,24 +45,22 @@ def fork_child(body: Callable[[], None], *, ignore_sigint: bool = False) -> int:
     takes it as a KeyboardInterrupt inside ``body`` (an exit with 1)."""
     mask = hasattr(signal, "pthread_sigmask")
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if mask else set()
+    pid = -1
     try:
         pid = os.fork()
-    except OSError:
-        if mask:
+        if pid == 0:
+            code = 0
+            try:
+                if ignore_sigint:
+                    signal.signal(signal.SIGINT, signal.SIG_IGN)
+                if mask:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                body()
+            except BaseException:  # noqa: BLE001 - the child's end: its exit code says it
+                code = 1
+            finally:
+                os._exit(code)
+    finally:
+        if mask and pid != 0:  # this process, whatever the fork did
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        raise
-    if pid == 0:
-        code = 0
-        try:
-            if ignore_sigint:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
-            if mask:
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)
-            body()
-        except BaseException:  # noqa: BLE001 - the child's end: its exit code says it
-            code = 1
-        finally:
-            os._exit(code)
-    if mask:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     return pid

@@ -4,6 +4,7 @@ ends its process."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -41,16 +42,17 @@ def test_a_command_as_a_process_ends_with_its_output_code_and_exit_handlers():
     interpreter's teardown): its output whole, its exit code, and the exit handlers run first."""
     code = (
         "import atexit, sys\n"
-        "atexit.register(lambda: print('exit handler ran', file=sys.stderr))\n"
+        "atexit.register(lambda: sys.stderr.write('exit handler ran'))  # no newline: still in the buffer\n"
         "from planner.cli import main\n"
         f"sys.argv = ['planner', 'check', {SCENARIO!r}, '-w', 'statefulset/search', '--replicas', '3', '-o', 'json']\n"
         "main()\n"
         "print('not reached', file=sys.stderr)\n"
     )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered, as by default
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 1, r.stderr  # unschedulable: the demo's answer
     assert json.loads(r.stdout)["schedulable"] is False
-    assert r.stderr.endswith("exit handler ran\n"), r.stderr
+    assert r.stderr.endswith("exit handler ran"), r.stderr
     assert "not reached" not in r.stderr
 
 

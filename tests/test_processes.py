@@ -87,3 +87,11 @@ def test_a_failing_child_exits_1_and_the_fork_s_error_is_raised(monkeypatch: pyt
     with pytest.raises(OSError, match="no fork"):
         fork_child(lambda: None)
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # unmasked again
+
+    def refused() -> int:
+        raise RuntimeError("fork not supported for subinterpreters")
+
+    monkeypatch.setattr(os, "fork", refused)
+    with pytest.raises(RuntimeError):
+        fork_child(lambda: None)
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # whatever the fork raised
