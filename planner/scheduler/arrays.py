@@ -30,6 +30,7 @@ ortools, a dependency of planner.
 from __future__ import annotations
 
 import random
+import weakref
 from collections import OrderedDict
 from operator import attrgetter
 from typing import Any
@@ -101,7 +102,9 @@ class ClusterArrays:
     """Per-node arrays of one ClusterState (see the module docstring)."""
 
     def __init__(self, cluster: ClusterState) -> None:
-        self.cluster = cluster
+        # kept in the cluster's own __dict__ (arrays()): a weak reference back, so that a cluster
+        # a replay is done with is freed when its last reference goes, not by the cyclic collector
+        self._cluster = weakref.ref(cluster)
         self.infos: list | None = None
         self.epoch = 0
         self.n = 0
@@ -109,6 +112,12 @@ class ClusterArrays:
         self.last_feasible: list[str] | None = None
         self.last_idx = np.zeros(0, dtype=np.intp)
         self.jpos: int | None = None  # how much of cluster.journal has been read (None: not journalled)
+
+    @property
+    def cluster(self) -> ClusterState:
+        cluster = self._cluster()
+        assert cluster is not None, "the cluster of these arrays is gone"
+        return cluster
 
     # ------------------------------------------------------------------ static part
 

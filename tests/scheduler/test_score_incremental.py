@@ -331,3 +331,29 @@ def test_arrays_sum_many_nodes_at_once_as_one_by_one(tracked):
         c.add_pod(pod(f"q{k}", node_name=f"n{i}", cpu=rng.choice((1, 2**70))))
     a = check()
     assert len(a.changes) == logged + 70
+
+
+def test_a_scored_cluster_is_freed_with_its_last_reference():
+    """The score arrays a cluster keeps refer back to it weakly: a cluster a replay is done with
+    goes when its last reference does, not at the cyclic collector's next pass (which walks every
+    object made since the last one: 0.46 s after a remediation at 5,000 nodes)."""
+    import gc
+    import weakref
+
+    from planner.scheduler import arrays as score_arrays
+
+    rng = random.Random(3)
+    nodes, pods = _random_cluster(rng)
+    c = cluster(nodes, pods)
+    feasible = [n.name for n in nodes]
+    assert scoring.score_nodes(_random_pod(rng), c, feasible)
+    assert score_arrays.arrays(c).cluster is c
+    gone = weakref.ref(c)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        del c
+        assert gone() is None
+    finally:
+        if was:
+            gc.enable()
