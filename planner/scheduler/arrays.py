@@ -133,6 +133,7 @@ class ClusterArrays:
         self.alloc_mem = np.fromiter((nd.allocatable.get(MEMORY, 0) for nd in self.nodes), dtype=np.int64, count=n)
         self.has_taints = np.fromiter((bool(nd.taints) for nd in self.nodes), dtype=bool, count=n)
         self.codes: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+        self.code_of: dict[str, dict[str, int]] = {}  # per key, label value -> its code (label_codes)
         self.masks: dict[Any, np.ndarray] = {}
         self.lens = np.full(n, -1, dtype=np.int64)
         self.last_ids = np.zeros(n, dtype=np.uint64)
@@ -269,7 +270,13 @@ class ClusterArrays:
                     c = table[v] = len(table)
                 codes[i] = c
             got = self.codes[key] = (codes, has, len(table))
+            self.code_of[key] = table
         return got
+
+    def value_codes(self, key: str) -> dict[str, int]:
+        """label_codes' code of each label value of ``key`` ("" for a node without it)."""
+        self.label_codes(key)
+        return self.code_of[key]
 
     def selector_counts(self, ns: str, selector: LabelSelector) -> np.ndarray:
         key = (ns, selector)

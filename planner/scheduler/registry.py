@@ -197,7 +197,7 @@ SCORE_PLUGINS: tuple[ScorePlugin, ...] = (
     Scorer(fit.NAME, 1, fit.pre_score, fit.score, kernel=LazyKernel(_KERNELS.format("noderesources"), "fit_score")),
     _scorer(volumebinding_scoring, 1),  # no kernel: the reference Score (see its module docstring)
     _scorer(podtopologyspread_scoring, 2, takes_nodes=True, kernel=LazyKernel(_KERNELS.format("podtopologyspread"), "score")),
-    _scorer(interpodaffinity_scoring, 2),
+    _scorer(interpodaffinity_scoring, 2, kernel=LazyKernel(_KERNELS.format("interpodaffinity"), "score")),
     Scorer(
         balanced_allocation.NAME,
         1,

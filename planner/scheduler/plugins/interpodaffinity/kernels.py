@@ -5,6 +5,11 @@ anti-affinity parts of pkg/scheduler/framework/plugins/interpodaffinity/filterin
 Existing pods' required anti-affinity terms are kept grouped by term with per-node counts; the
 incoming pod's own anti-affinity terms count matching pods (terminating ones included) per
 domain.  Required affinity runs through filtering.py itself on the nodes left.
+
+And its Score on the score arrays (planner.scheduler.arrays; ``score``): scoring.py's PreScore map
+read per node through the label codes, equal to scoring.py's Score and NormalizeScore
+(pkg/scheduler/framework/plugins/interpodaffinity/scoring.go) in the same integer sums and float64
+operations.
 """
 
 from __future__ import annotations
@@ -14,11 +19,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from planner.domain import POD_IDENTITY_LABELS, Pod, terms_read_pod_identity
+from planner.scheduler.framework import SKIP
 
 if TYPE_CHECKING:
+    from planner.scheduler.arrays import ClusterArrays
     from planner.scheduler.fastfilter import FastFilter
 
 from planner.scheduler.plugins.interpodaffinity import filtering as ipa
+from planner.scheduler.plugins.interpodaffinity import scoring
 
 
 def anti_add(ff: FastFilter, pod: Pod, i: int, sign: int) -> None:
@@ -84,3 +92,35 @@ def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray) -> np.ndarray:
         mask = mask & ~ff.blocked_domains(term.topology_key, per_node)
     return mask
 
+
+
+# ------------------------------------------------------------------ Score
+
+
+def score(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
+    """scoring.py's Score and NormalizeScore of the nodes at ``idx`` (arr.sel); None when PreScore
+    skips.  Score: per topology key of PreScore's map, the node's value's summed weight (0 without
+    the label).  NormalizeScore: MAX_NODE_SCORE * (s - min) / (max - min), truncated (0 for all
+    when every node scores alike)."""
+    state = scoring.pre_score(pod, arr.cluster, [])
+    if state is SKIP:
+        return None
+    assert isinstance(state, dict)
+    sel = arr.sel
+    total = np.zeros(idx.size, dtype=np.int64)
+    for key, values in state.items():
+        codes, has, n = arr.label_codes(key)
+        code_of = arr.value_codes(key)
+        weight = np.zeros(n, dtype=np.int64)
+        for v, w in values.items():
+            c = code_of.get(v)
+            if c is not None:
+                weight[c] = w
+        total += np.where(has[sel], weight[codes[sel]], 0)
+    if not state or not total.size:
+        return total
+    lo = int(total.min())
+    diff = int(total.max()) - lo
+    if diff <= 0:
+        return np.zeros(total.size, dtype=np.int64)
+    return (scoring.MAX_NODE_SCORE * ((total - lo) / diff)).astype(np.int64)
