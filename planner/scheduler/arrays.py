@@ -3,8 +3,8 @@
 The reference ports (planner/scheduler/plugins/<plugin>/scoring.py, tested against upstream's
 tables) walk the feasible nodes in Python.  At thousands of nodes that dominates a replay, so
 planner.scheduler.scoring
-runs NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration and PodTopologySpread on
-numpy arrays kept per ClusterState (the other plugins, VolumeBinding's storage capacity Score
+runs NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration, PodTopologySpread and
+InterPodAffinity (its Score; its PreScore map is kept apart, scoring.py) on numpy arrays kept per ClusterState (the other plugins, VolumeBinding's storage capacity Score
 among them, run their reference Score inside the same ``scoring._run``, which ``score_positions``
 uses):
 

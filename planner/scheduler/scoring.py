@@ -23,8 +23,8 @@ their weights in planner/scheduler/registry.py, each with ``pre_score(pod, clust
 (state, or ``SKIP``), ``score(state, pod, nodes)`` (one raw score per node, in order) and, for the
 plugins with a ScoreExtension, ``normalize(state, scores[, nodes])``: the reference
 implementations, tested against upstream's tables.  score_nodes and explain_scores run
-NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration and PodTopologySpread through
-their vectorised kernels (planner/scheduler/plugins/<plugin>/kernels.py, on the per-node arrays
+NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration, PodTopologySpread and
+InterPodAffinity through their vectorised kernels (planner/scheduler/plugins/<plugin>/kernels.py, on the per-node arrays
 of planner/scheduler/arrays.py kept on the
 ClusterState and revalidated incrementally, PreScore once per pod), which a randomised test holds
 equal to the reference; the others run their reference implementation (cheap when they skip).
