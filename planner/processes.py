@@ -4,6 +4,7 @@ write behind the command)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from collections.abc import Callable
@@ -34,9 +35,11 @@ def second_process(env: str, large_enough: bool, *, forced_at_any_size: bool = F
     return large_enough and cpus() >= 2
 
 
-def fork_child(body: Callable[[], None], *, ignore_sigint: bool = False) -> int:
+def fork_child(body: Callable[[], None], *, ignore_sigint: bool = False, quiet: tuple[int, ...] = ()) -> int:
     """Fork a child that runs ``body()`` and exits (0; 1 when it raised anything), never
     returning into the caller's frames; this process gets its pid (OSError when the fork fails).
+    ``quiet``: the child's file descriptors (0, 1, 2) pointed at /dev/null first, so that nothing
+    of it reaches the user's streams.
 
     SIGINT is held back across the fork (``signal.pthread_sigmask``): a Ctrl-C that reaches the
     process group as the child starts would otherwise raise KeyboardInterrupt in the child before
@@ -55,6 +58,11 @@ def fork_child(body: Callable[[], None], *, ignore_sigint: bool = False) -> int:
                     signal.signal(signal.SIGINT, signal.SIG_IGN)
                 if mask:
                     signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                if quiet:
+                    with contextlib.suppress(OSError):
+                        null = os.open(os.devnull, os.O_RDWR)
+                        for fd in quiet:
+                            os.dup2(null, fd)
                 body()
             except BaseException:  # noqa: BLE001 - the child's end: its exit code says it
                 code = 1

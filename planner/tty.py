@@ -110,23 +110,28 @@ class TtyReporter:
 
     def _show(self) -> None:
         from rich.console import Console
-        from rich.progress import Progress
 
-        console = Console(file=self.stream, stderr=True)
-        self.progress = Progress(
-            *_columns(),
-            console=console,
-            expand=True,  # the terminal's width: the description and the bar share what the rest leaves
-            transient=True,
-            redirect_stdout=False,  # results go to stdout after the display is down
-            redirect_stderr=True,  # notes printed meanwhile go above the bars
-        )
+        self.progress = _progress(Console(file=self.stream, stderr=True))
         self.progress.start()
         for t in self.tasks.values():
             self._add(t)
 
     def _add(self, t: Task) -> None:
         t.handle = self.progress.add_task(t.description, total=t.total, completed=t.done, unit=t.unit, started=t.started_at)
+
+
+def _progress(console: Any) -> Any:
+    """The display: rich's Progress with our columns on ``console``, not started."""
+    from rich.progress import Progress
+
+    return Progress(
+        *_columns(),
+        console=console,
+        expand=True,  # the terminal's width: the description and the bar share what the rest leaves
+        transient=True,
+        redirect_stdout=False,  # results go to stdout after the display is down
+        redirect_stderr=True,  # notes printed meanwhile go above the bars
+    )
 
 
 def _count(v: float, unit: str) -> str:

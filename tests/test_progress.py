@@ -353,13 +353,12 @@ def test_each_task_keeps_one_line_with_its_counts_and_times(width):
     import time
 
     from rich.console import Console
-    from rich.progress import Progress
 
-    from planner.tty import _columns
+    from planner.tty import _progress
 
     buf = io.StringIO()
     console = Console(file=buf, width=width, force_terminal=False, color_system=None)
-    bar = Progress(*_columns(), console=console, expand=True, auto_refresh=False)
+    bar = _progress(console)  # the display as planner makes it, not started
     now = time.monotonic()
     bar.add_task("reading snapshots/a-rather-long-name-for-a-cluster-snapshot.json", total=170 << 20, completed=42 << 20, unit="bytes", started=now - 3)
     bar.add_task("verifying plans: scale-node-group + scale-node-group + scale-node-group", total=3, completed=1, unit="", started=now - 65)

@@ -256,9 +256,9 @@ _UNIT = {"m": 1e-3, "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
 
 def _amount(token: str) -> float:
     """An amount's value, in its unit's base, to order the amounts of one place in a detail."""
-    for unit in ("Ki", "Mi", "Gi", "Ti", "m"):
+    for unit, scale in _UNIT.items():
         if token.endswith(unit):
-            return float(token[: -len(unit)]) * _UNIT[unit]
+            return float(token[: -len(unit)]) * scale
     return float(token)
 
 

@@ -390,10 +390,7 @@ def _stream_list(
             if isinstance(emit, _Sink) and parallel.usable(size):
                 parallel.run(lst, handle, emit, raw, tick)  # the second part in a child process
             else:
-                for i, it in enumerate(lst.items()):
-                    handle(i, it)
-                    if tick is not None and not i & 1023:  # the bytes read so far, every 1,024 items
-                        tick(lst.f.tell())
+                parallel.each(lst, handle, tick)
         except (InputError, OSError):
             raise stream.Broken(label) from None
     return True

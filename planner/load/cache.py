@@ -350,16 +350,13 @@ def write_behind(probe: str, files: list[str], limits: Any, snap: Snapshot, noti
         with contextlib.suppress(Exception):
             s.flush()
 
-    def child() -> None:  # nothing of it may reach the user's streams; a failed write is a cache miss next time
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
+    def child() -> None:  # a failed write is a cache miss next time
         with contextlib.suppress(Exception):
             os.setsid()  # not the terminal's Ctrl-C target: the command may already have exited
         write(probe, files, limits, snap, notices)
 
     with contextlib.suppress(OSError):
-        fork_child(child)
+        fork_child(child, quiet=(0, 1, 2))  # nothing of it may reach the user's streams
 
 
 def cached_load(files: Iterable[str], limits: Any, load: Callable[[Callable[[str], None] | None], Snapshot],

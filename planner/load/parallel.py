@@ -98,10 +98,7 @@ def run(lst: stream.JsonList, handle: Callable[[int, Any], None], sink: Any, raw
     read_so_far)."""
     split = lst.split_point(SHARE) if sink.count == 0 and not sink.pending else None
     if split is None:
-        for i, it in enumerate(lst.items()):
-            handle(i, it)
-            if tick is not None and not i & 1023:
-                tick(lst.f.tell())
+        each(lst, handle, tick)
         return
     stop, start = split
     size = os.fstat(lst.f.fileno()).st_size
@@ -116,6 +113,15 @@ def run(lst: stream.JsonList, handle: Callable[[int, Any], None], sink: Any, raw
 
     halves(lambda: lst.items(stop=stop), lambda: lst.stopped, child_second, lambda: lst.items(start=start), handle, sink, raw,
            progress=both if tick is not None else None)
+
+
+def each(lst: stream.JsonList, handle: Callable[[int, Any], None], tick: Callable[[int], None] | None = None) -> None:
+    """Every item of ``lst`` to ``handle(index, item)`` here; ``tick(bytes)``: the file's bytes read
+    so far, every 1,024 items."""
+    for i, it in enumerate(lst.items()):
+        handle(i, it)
+        if tick is not None and not i & 1023:
+            tick(lst.f.tell())
 
 
 def read_so_far(offset: int, stop: int, start: int, size: int) -> int:
@@ -146,13 +152,9 @@ def halves(
 
     def child() -> None:
         os.close(r)
-        with contextlib.suppress(Exception):
-            null = os.open(os.devnull, os.O_RDWR)
-            os.dup2(null, 0)
-            os.dup2(null, 1)
         _child(child_second, handle, sink, raw, w)
 
-    pid = fork_child(child)
+    pid = fork_child(child, quiet=(0, 1))
     os.close(w)
     n = 0
     try:

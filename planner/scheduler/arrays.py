@@ -4,9 +4,9 @@ The reference ports (planner/scheduler/plugins/<plugin>/scoring.py, tested again
 tables) walk the feasible nodes in Python.  At thousands of nodes that dominates a replay, so
 planner.scheduler.scoring
 runs NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration, PodTopologySpread and
-InterPodAffinity (its Score; its PreScore map is kept apart, scoring.py) on numpy arrays kept per ClusterState (the other plugins, VolumeBinding's storage capacity Score
-among them, run their reference Score inside the same ``scoring._run``, which ``score_positions``
-uses):
+InterPodAffinity (its Score; its PreScore map is kept apart, scoring.py) on numpy arrays kept
+per ClusterState (the other plugins, VolumeBinding's storage capacity Score among them, run
+their reference Score inside the same ``scoring._run``, which ``score_positions`` uses):
 
 * static per node (rebuilt when ``cluster.node_infos`` or a node object changes): allocatable cpu
   and memory, whether the node has taints, per topology key the value code of every node;
@@ -133,7 +133,7 @@ class ClusterArrays:
         self.alloc_mem = np.fromiter((nd.allocatable.get(MEMORY, 0) for nd in self.nodes), dtype=np.int64, count=n)
         self.has_taints = np.fromiter((bool(nd.taints) for nd in self.nodes), dtype=bool, count=n)
         self.codes: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
-        self.code_of: dict[str, dict[str, int]] = {}  # per key, label value -> its code (label_codes)
+        self.code_of: dict[str, dict[str, int]] = {}  # per key label_codes read, each label value's code
         self.masks: dict[Any, np.ndarray] = {}
         self.lens = np.full(n, -1, dtype=np.int64)
         self.last_ids = np.zeros(n, dtype=np.uint64)
@@ -272,11 +272,6 @@ class ClusterArrays:
             got = self.codes[key] = (codes, has, len(table))
             self.code_of[key] = table
         return got
-
-    def value_codes(self, key: str) -> dict[str, int]:
-        """label_codes' code of each label value of ``key`` ("" for a node without it)."""
-        self.label_codes(key)
-        return self.code_of[key]
 
     def selector_counts(self, ns: str, selector: LabelSelector) -> np.ndarray:
         key = (ns, selector)

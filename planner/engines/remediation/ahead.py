@@ -151,14 +151,10 @@ class Ahead:
             _die_with_parent()
             os.close(r)
             os.close(tw)
-            with contextlib.suppress(Exception):
-                null = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(null, fd)
             agenda(Worker(w, tr))
 
         try:
-            pid = fork_child(child, ignore_sigint=True)
+            pid = fork_child(child, ignore_sigint=True, quiet=(0, 1, 2))
         except OSError:
             for fd in (r, w, tr, tw):
                 os.close(fd)

@@ -386,16 +386,11 @@ class Search:
             r: Verdict = self.through(("replay", digest_), lambda: replay_verdict(snap, goal, n, self.seed), optional=False)
             return r
 
-        if replay_first and self.ahead is not None and self.ahead.alive and self.worker is None:
-            r = replay()
-            c = self._check_part(digest_, trial, optional=False)
-            if not c.ok:
-                return c
-        else:
-            c = self._check_part(digest_, trial, optional=False)
-            if not c.ok:
-                return c
-            r = replay()
+        first = replay() if replay_first and self.ahead is not None and self.ahead.alive and self.worker is None else None
+        c = self._check_part(digest_, trial, optional=False)
+        if not c.ok:
+            return c
+        r = first if first is not None else replay()
         return Verdict(r.ok, r.reason, {**c.detail, **r.detail})
 
     def check_ahead(self, actions: list[Action]) -> None:

@@ -93,7 +93,6 @@ def filter_mask(ff: FastFilter, pod: Pod, mask: np.ndarray) -> np.ndarray:
     return mask
 
 
-
 # ------------------------------------------------------------------ Score
 
 
@@ -110,7 +109,7 @@ def score(arr: ClusterArrays, idx: np.ndarray, pod: Pod) -> np.ndarray | None:
     total = np.zeros(idx.size, dtype=np.int64)
     for key, values in state.items():
         codes, has, n = arr.label_codes(key)
-        code_of = arr.value_codes(key)
+        code_of = arr.code_of[key]
         weight = np.zeros(n, dtype=np.int64)
         for v, w in values.items():
             c = code_of.get(v)
