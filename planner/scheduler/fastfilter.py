@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,7 @@ from planner.scheduler.plugins.nodeports import filtering as nodeports
 from planner.scheduler.plugins.noderesources import kernels as noderesources_kernels
 from planner.scheduler.plugins.nodeunschedulable import filtering as nodeunschedulable
 from planner.scheduler.plugins.nodevolumelimits import filtering as nodevolumelimits
+from planner.scheduler.plugins.nodevolumelimits.common import attachable_volumes, volume_limits
 from planner.scheduler.plugins.podtopologyspread import kernels as podtopologyspread_kernels
 from planner.scheduler.plugins.podtopologyspread.kernels import SpreadCheck
 from planner.scheduler.plugins.tainttoleration import filtering as tainttoleration
@@ -55,6 +57,7 @@ from planner.scheduler.plugins.volumezone import filtering as volumezone
 # NodeDeclaredFeatures reads the pod's spec and the node's declared features only; planner infers
 # no requirement from what it reads (its module docstring), so the signature below covers it.
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_FEW_CLASSES = 4  # FastFilter._slow: volume classes each filtered without looking which hold a node
 
 
 def _int64s(values: Any) -> np.ndarray:
@@ -294,10 +297,6 @@ class FastFilter:
         allowed topologies name: only the volumes written since the last call are read (the
         replay's are journaled: the keys its journal names since then; else those appended to
         the dict since), and the classes stay while they name no new key."""
-        from itertools import islice
-
-        from planner.scheduler.plugins.volumebinding.problem import pv_affinity_keys, volume_classes
-
         cluster = self.cluster
         pvs = cluster.pvs
         journal = pvs.journal if isinstance(pvs, JournaledDict) else None
@@ -319,6 +318,8 @@ class FastFilter:
             if not fresh:
                 self._vstate = (pvs, mark, vs[2], keys, by_name, vs[5], vs[6])
                 return vs[5], vs[6]
+        from planner.scheduler.plugins.volumebinding.problem import pv_affinity_keys, volume_classes
+
         classes = volume_classes(cluster)
         keys, by_name = pv_affinity_keys(pvs.values())
         ids = np.empty(len(cluster.node_infos), dtype=np.int64)
@@ -327,15 +328,14 @@ class FastFilter:
         self._vstate = (pvs, mark, len(cluster.storage_classes), keys, by_name, classes, ids)
         return classes, ids
 
-    def _volume_limited(self) -> np.ndarray:
+    def _volume_limited(self) -> np.ndarray | None:
         """Nodes whose CSINode sets an attach limit for some driver (nodevolumelimits' Filter
-        passes every other node once the pod's own volumes are readable)."""
+        passes every other node once the pod's own volumes are readable); None when no node has
+        one."""
         hit = getattr(self, "_limited", None)
         if hit is None or hit[0] is not self.cluster.csinodes:
-            from planner.scheduler.plugins.nodevolumelimits.common import volume_limits
-
             mask = np.array([bool(volume_limits(self.cluster.csinodes.get(ni.name))) for ni in self.cluster.node_infos], dtype=bool)
-            hit = self._limited = (self.cluster.csinodes, mask)
+            hit = self._limited = (self.cluster.csinodes, mask if mask.any() else None)
         return hit[1]
 
     def _slow(self, pod: Pod, mask: np.ndarray, mods: tuple) -> np.ndarray:
@@ -351,18 +351,21 @@ class FastFilter:
                 # a node without attach limits fails only when the pod's volumes cannot be read,
                 # which does not depend on the node (common.attachable_volumes: the CSINode only
                 # maps in-tree drivers, after those checks)
-                from planner.scheduler.plugins.nodevolumelimits.common import attachable_volumes
-
                 if attachable_volumes(pod, None, self.cluster, True, {}) is not None:
                     return np.zeros(self.n, dtype=bool)
-                for i in np.flatnonzero(out & self._volume_limited()):
-                    if mod.filter(state, pod, infos[i]) is not None:
-                        out[i] = False
+                limited = self._volume_limited()
+                if limited is not None:
+                    for i in np.flatnonzero(out & limited):
+                        if mod.filter(state, pod, infos[i]) is not None:
+                            out[i] = False
                 continue
             if mod in (volumebinding, volumezone) and not getattr(state, "selected", ()):
-                # their Filters read only what volume_classes groups by: one call per class
+                # their Filters read only what volume_classes groups by: one call per class (per
+                # class with a node still in: a class of none fails nothing that counts; with few
+                # classes, every class is cheaper than finding them)
                 classes, ids = self._volume_class_ids()
-                present = np.flatnonzero(np.bincount(ids[out], minlength=len(classes)))  # np.unique's, without hashing
+                present: Any = (range(len(classes)) if len(classes) <= _FEW_CLASSES
+                                else np.flatnonzero(np.bincount(ids[out], minlength=len(classes))))  # np.unique's, without hashing
                 failing = [c for c in present if mod.filter(state, pod, infos[classes[c][0]]) is not None]
                 if failing:
                     out &= ~np.isin(ids, failing)

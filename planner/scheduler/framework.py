@@ -22,6 +22,7 @@ from planner.domain import (
     CPU,
     EPHEMERAL_STORAGE,
     MEMORY,
+    Affinity,
     CSINode,
     Node,
     PersistentVolume,
@@ -73,12 +74,27 @@ def nonzero_of(spec: PodSpec) -> tuple[int, int]:
 NO_PRIORITY = 2**31
 
 
+def reaches_other_namespaces(aff: Affinity) -> bool:
+    """Whether a pod (anti-)affinity term of ``aff`` names namespaces or a namespace selector: only
+    such a term can match a pod of another namespace than its owner's (interpodaffinity's
+    AffinityTerm.of: a term with neither takes its owner's namespace alone)."""
+    for terms in (aff.pod_affinity_required, aff.pod_anti_affinity_required):
+        for t in terms:
+            if t.namespaces or t.namespace_selector is not None:
+                return True
+    for weighted in (aff.pod_affinity_preferred, aff.pod_anti_affinity_preferred):
+        for w in weighted:
+            if w.term.namespaces or w.term.namespace_selector is not None:
+                return True
+    return False
+
+
 class NodeInfo:
     """framework.NodeInfo: a node and the pods the scheduler believes are on it."""
 
     __slots__ = ("node", "pods", "requested", "nonzero_cpu", "nonzero_mem", "used_ports", "pods_with_affinity",
                  "pods_with_required_anti_affinity", "by_namespace", "generation", "ports_shared",
-                 "ns_owned", "min_priority")
+                 "ns_owned", "min_priority", "foreign_affinity")
 
     def __init__(self, node: Node, pods: Iterable[Pod] = ()) -> None:
         self.node = node
@@ -93,6 +109,11 @@ class NodeInfo:
         self.ports_shared = False
         self.pods_with_affinity: list[Pod] = []
         self.pods_with_required_anti_affinity: list[Pod] = []
+        # how many of pods_with_affinity have a pod (anti-)affinity term that names namespaces or
+        # a namespace selector (see reaches_other_namespaces): while none does, a term of the
+        # node's pods can only match a pod of its own namespace, and the plugins that ask which
+        # existing pods' terms match an incoming pod look at the node's pods of that namespace
+        self.foreign_affinity = 0
         # namespace -> the node's pods in it (spread and affinity count within namespaces)
         self.by_namespace: dict[str, list[Pod]] = {}
         # after a clone its lists are shared (copy-on-write): the namespaces whose list this node
@@ -122,6 +143,7 @@ class NodeInfo:
         c.ports_shared = self.ports_shared = True
         c.pods_with_affinity = list(self.pods_with_affinity)
         c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        c.foreign_affinity = self.foreign_affinity
         c.by_namespace = dict(self.by_namespace)  # the lists shared until either side writes one
         c.ns_owned = set()
         self.ns_owned = set()
@@ -162,6 +184,8 @@ class NodeInfo:
         if aff is not None:
             if aff.pod_affinity_required or aff.pod_affinity_preferred or aff.pod_anti_affinity_required or aff.pod_anti_affinity_preferred:
                 self.pods_with_affinity.append(pod)
+                if reaches_other_namespaces(aff):
+                    self.foreign_affinity += 1
             if aff.pod_anti_affinity_required:
                 self.pods_with_required_anti_affinity.append(pod)
 
@@ -201,6 +225,8 @@ class NodeInfo:
                 if not ips:
                     del self.used_ports[(hp.protocol, hp.port)]
         self.pods_with_affinity = [p for p in self.pods_with_affinity if p.key != pod.key]
+        if self.foreign_affinity:
+            self.foreign_affinity = sum(1 for q in self.pods_with_affinity if reaches_other_namespaces(q.spec.affinity))
         self.pods_with_required_anti_affinity = [p for p in self.pods_with_required_anti_affinity if p.key != pod.key]
 
 

@@ -55,7 +55,7 @@ Semantics, as upstream has them
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from planner.domain import LabelSelector, Node, Pod, PodAffinityTerm, selector_matches
@@ -173,11 +173,17 @@ def pre_filter(pod: Pod, cluster: ClusterState) -> tuple[PreFilterState | object
     # template share their term objects, so it is worked out once per template, not per pod.
     existing = state.existing_anti_affinity_counts
     verdicts: dict[tuple, bool] = {}
+    pod_ns = pod.namespace
     for ni in cluster.node_infos:
-        if not ni.pods_with_required_anti_affinity:
+        anti: Iterable[Pod] = ni.pods_with_required_anti_affinity
+        if not anti:
             continue
+        if not ni.foreign_affinity:
+            # no term of the node's pods names a namespace (NodeInfo.foreign_affinity): only
+            # those in the pod's own namespace can match it (the others have no term here)
+            anti = ni.by_namespace.get(pod_ns, ())
         labels = ni.node.labels
-        for ep in ni.pods_with_required_anti_affinity:
+        for ep in anti:
             for raw in _required_terms(ep)[1]:
                 keys = raw.match_label_keys + raw.mismatch_label_keys
                 vk = (id(raw), ep.namespace, tuple(ep.labels.get(k) for k in keys) if keys else ())

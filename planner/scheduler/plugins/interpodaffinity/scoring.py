@@ -27,6 +27,7 @@ half does.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from operator import attrgetter, is_
 from typing import Any
 
@@ -195,23 +196,31 @@ def _own_terms_share(
     if not labels or len(pwa) <= start:
         return out  # processExistingPod: a node without labels contributes nothing
     kinds_get, memo_get = label_keys.get, memo.get
-    for ep in (pwa[start:] if start else pwa):
+    pod_ns = pod.namespace
+    pods: Iterable[Pod] = pwa[start:] if start else pwa
+    if not start and not ni.foreign_affinity:
+        # no term of the node's pods names a namespace (NodeInfo.foreign_affinity): only those
+        # in the pod's own namespace can match it (the node's other pods are skipped below)
+        pods = ni.by_namespace.get(pod_ns, ())
+    for ep in pods:
         aff = ep.spec.affinity
         if aff is None:
             continue
         # per affinity object: 0 no term processExistingPod scores (required anti-affinity
-        # only), 1 scored terms, 2 scored terms that read the pod's labels (matchLabelKeys)
+        # only), 1 scored terms, 2 scored terms that read the pod's labels (matchLabelKeys);
+        # plus _OWN_NAMESPACE when every scored term names no namespace and no namespace
+        # selector (AffinityTerm.of: the owner's namespace alone, so no pod of another matches)
         a = id(aff)
         kind = kinds_get(a)
         if kind is None:
-            scored = bool(aff.pod_affinity_preferred or aff.pod_anti_affinity_preferred
-                          or (HARD_POD_AFFINITY_WEIGHT > 0 and aff.pod_affinity_required))
-            kind = label_keys[a] = (2 if _uses_label_keys(ep) else 1) if scored else 0
+            kind = label_keys[a] = _kind(ep, aff)
         if not kind:
             continue
+        if kind & _OWN_NAMESPACE and ep.namespace != pod_ns:
+            continue  # _existing_contributions: no term of ep matches the pod
         if identity is not None:
             _check_identity(aff, identity)
-        mk = (a, ep.namespace, tuple(sorted(ep.labels.items())) if kind == 2 else None)
+        mk = (a, ep.namespace, tuple(sorted(ep.labels.items())) if kind & 3 == 2 else None)
         contribs = memo_get(mk)
         if contribs is None:
             contribs = memo[mk] = _existing_contributions(ep, pod, ns_labels)
@@ -221,6 +230,20 @@ def _own_terms_share(
                 if v is not None:
                     out.append((tk, v, delta))
     return out
+
+
+_OWN_NAMESPACE = 4  # see _kind
+
+
+def _kind(ep: Pod, aff: Any) -> int:
+    """What _own_terms_share reads of an existing pod's affinity (see there)."""
+    terms = _scored_terms(aff)
+    if not terms:
+        return 0
+    kind = 2 if _uses_label_keys(ep) else 1
+    if all(not t.namespaces and t.namespace_selector is None for t in terms):
+        kind |= _OWN_NAMESPACE
+    return kind
 
 
 def _node_summary(cluster: ClusterState, ni: NodeInfo, has_constraints: bool) -> list[tuple[Pod, int, tuple]] | None:

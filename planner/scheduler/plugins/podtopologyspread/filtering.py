@@ -181,17 +181,22 @@ def pre_filter(pod: Pod, cluster: ClusterState) -> tuple[PreFilterState | object
     selectors = [c.selector if c.selector is not None and not c.selector.empty else None for c in constraints]
     any_counting = any(s is not None for s in selectors)
     policies = [(c.node_affinity_policy, c.node_taints_policy) for c in constraints]
-    distinct = set(policies)
     spec = pod.spec
     ns = pod.namespace
+    # the policies that take every node for this pod: nodeAffinityPolicy Honor with neither a
+    # nodeSelector nor required node affinity (every node matches them), nodeTaintsPolicy Ignore
+    unconstrained = not spec.node_selector and (spec.affinity is None or spec.affinity.node_required is None)
+    every = {p: (p[0] != HONOR or unconstrained) and p[1] != HONOR for p in policies}
+    distinct = [p for p, all_nodes in every.items() if not all_nodes]  # the ones to ask per node
+    key = keys[0] if len(keys) == 1 else None
 
     for ni in cluster.node_infos:
         node = ni.node
         labels = node.labels
         # nodeLabelsMatchSpreadConstraints: every topology key must be present.
-        if not node_has_keys(node, keys):
+        if (key not in labels) if key is not None else not node_has_keys(node, keys):
             continue
-        included = {p: match_node_inclusion_policies(p[0], p[1], spec, node) for p in distinct}
+        included = every if not distinct else {**every, **{p: match_node_inclusion_policies(p[0], p[1], spec, node) for p in distinct}}
         candidates = None
         if any_counting and ni.pods:
             # Bypass terminating pods (#87621) and other namespaces.
