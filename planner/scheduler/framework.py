@@ -226,7 +226,7 @@ class NodeInfo:
                     del self.used_ports[(hp.protocol, hp.port)]
         self.pods_with_affinity = [p for p in self.pods_with_affinity if p.key != pod.key]
         if self.foreign_affinity:
-            self.foreign_affinity = sum(1 for q in self.pods_with_affinity if reaches_other_namespaces(q.spec.affinity))
+            self.foreign_affinity = sum(1 for q in self.pods_with_affinity if q.spec.affinity is not None and reaches_other_namespaces(q.spec.affinity))
         self.pods_with_required_anti_affinity = [p for p in self.pods_with_required_anti_affinity if p.key != pod.key]
 
 
