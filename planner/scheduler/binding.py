@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from planner.scheduler.registry import FilterPlugin
 
 
+_PINS = "_provisioned_pv_affinity"
+
+
 def provisioned_pv(pvc: PersistentVolumeClaim, node: Node, cluster: ClusterState) -> PersistentVolume:
     sc = cluster.storage_classes.get(pvc.storage_class) if pvc.storage_class is not None else cluster.default_storage_class()
     keys: list[str] = []
@@ -43,8 +46,12 @@ def provisioned_pv(pvc: PersistentVolumeClaim, node: Node, cluster: ClusterState
         keys = sorted({k for t in sc.allowed_topologies for k, _ in t.requirements})
     if not keys:
         keys = [LABEL_ZONE] if LABEL_ZONE in node.labels else [LABEL_HOSTNAME]
-    reqs = tuple(NodeSelectorRequirement(k, "In", (node.labels[k],)) for k in keys if k in node.labels)
-    affinity = NodeSelector((NodeSelectorTerm(reqs),)) if reqs else None
+    pins = tuple((k, node.labels[k]) for k in keys if k in node.labels)
+    # one node affinity object per pin (a zone's volumes share it, as the PreFilter interns them)
+    interned = cluster.__dict__.setdefault(_PINS, {})
+    affinity = interned.get(pins)
+    if affinity is None and pins:
+        affinity = interned[pins] = NodeSelector((NodeSelectorTerm(tuple(NodeSelectorRequirement(k, "In", (v,)) for k, v in pins)),))
     return PersistentVolume(
         name=f"pvc-{pvc.namespace}-{pvc.name}",
         capacity=pvc.request,
@@ -85,12 +92,12 @@ def bind_pod(cluster: ClusterState, pod: Pod, node_name: str, vb_pre_filter: tup
             continue
         pvc = found
         if key in chosen:
-            pv = chosen[key]
+            pv = replace(chosen[key], claim_ref=(pvc.namespace, pvc.name), phase="Bound")
         elif key in provision or not pvc.volume_name:
-            pv = provisioned_pv(pvc, node, cluster)
+            pv = provisioned_pv(pvc, node, cluster)  # bound to the claim already
         else:
             continue
-        cluster.pvs[pv.name] = replace(pv, claim_ref=(pvc.namespace, pvc.name), phase="Bound")
+        cluster.pvs[pv.name] = pv
         cluster.pvcs[key] = replace(
             pvc,
             volume_name=pv.name,
