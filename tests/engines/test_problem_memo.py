@@ -132,3 +132,44 @@ def test_volume_verdicts_shared_by_pods_of_the_same_volumes(sc: Scenario, data):
     assert sctx.node_class == fctx.node_class
     assert [[p.key for p in g] for g in sctx.group_pods] == [[p.key for p in g] for g in fctx.group_pods]
     assert len(calls) == sum(1 for pl in plans for p in pl.new if p.spec.volumes)
+
+
+def _prebound_and_rwop(sc: Scenario, data) -> list:
+    """The scenario's question, then with a static PV prebound (claimRef, Available) to one of the
+    new claims, and with one new claim ReadWriteOncePod: a claim's name counts there."""
+    snap = sc.snapshot
+    plan = plan_workload(snap, sc.ref, sc.replicas)
+    base = cluster_after_plans(snap, [plan])
+    out = [(base, [plan])]
+    new = sorted(c.key for c in plan.new_claims if c.key in base.pvcs)
+    free = sorted(n for n, pv in base.pvs.items() if pv.claim_ref is None)
+    if new and free:
+        prebound = base.clone()
+        ns, _, name = data.draw(st.sampled_from(new)).partition("/")
+        pv = data.draw(st.sampled_from(free))
+        prebound.pvs[pv] = replace(prebound.pvs[pv], claim_ref=(ns, name))
+        out.append((prebound, [plan]))
+    if new:
+        rwop = base.clone()
+        key = data.draw(st.sampled_from(new))
+        rwop.pvcs[key] = replace(rwop.pvcs[key], access_modes=("ReadWriteOncePod",))
+        out.append((rwop, [plan]))
+    return out
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(scenarios(), st.data())
+def test_claims_equal_but_for_their_names_share_their_verdicts(sc: Scenario, data):
+    """volume_verdicts' shape memo (a StatefulSet's pods: claims equal but for their names) builds
+    the problem each pod's own verdicts build, prebound PVs and ReadWriteOncePod claims included."""
+    from planner.scheduler.plugins.volumebinding import problem as vb_problem
+
+    for cluster, plans in _prebound_and_rwop(sc, data):
+        shared, sctx = build_problem(cluster, plans)
+        vb_problem.SHAPE_MEMO = False
+        try:
+            own, octx = build_problem(cluster, plans)
+        finally:
+            vb_problem.SHAPE_MEMO = True
+        assert shared == own
+        assert [[p.key for p in g] for g in sctx.group_pods] == [[p.key for p in g] for g in octx.group_pods]

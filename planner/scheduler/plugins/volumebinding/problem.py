@@ -96,7 +96,7 @@ def volume_verdicts(
     pre_filter: PreFilterMemo,
     order: Mapping[str, int],
     enabled: frozenset[str] | None = None,
-    shared: dict[tuple, tuple[list[tuple[str, str]], dict[int, list[tuple[str, str]]]]] | None = None,
+    shared: dict[tuple, Any] | None = None,
 ) -> Verdicts:
     """``base`` (the verdicts of the pod's template) with VolumeBinding's and VolumeZone's
     verdicts for this pod merged in, each node's row sorted by ``order`` (plugin name -> rank);
@@ -107,18 +107,56 @@ def volume_verdicts(
     ``shared``: their verdicts kept for the other pods of this ``cluster`` (and ``vclasses`` and
     ``enabled``): the volume plugins read of a pod its namespace and volumes, and its name and uid
     only for an ephemeral volume's owner, so a pod equal on those gets the same verdicts (the pods
-    of one ordinal planned from several templates: a remediation's template changes)."""
+    of one ordinal planned from several templates: a remediation's template changes).  And where
+    no verdict can read a claim's name (_claims_shape), pods whose claims are equal but for their
+    names get the same verdicts too: a StatefulSet's pods, each with claims of its own."""
     key: tuple | None = None
+    shape: tuple | None = None
     if shared is not None:
         vols = pod.spec.volumes
         key = (pod.namespace, vols, (pod.name, pod.uid) if any(v.ephemeral for v in vols) else None)
         hit = shared.get(key)
+        if hit is None and SHAPE_MEMO:
+            shape = _claims_shape(pod, cluster, shared)
+            hit = shared.get(shape) if shape is not None else None
         if hit is not None:
             return _merged(base, hit[0], hit[1], len(cluster.node_infos), order)
     everywhere, extras = _volume_filters(pod, cluster, vclasses, pre_filter, enabled)
     if key is not None and shared is not None:
         shared[key] = (everywhere, extras)
+        if shape is not None and not everywhere:
+            shared[shape] = (everywhere, extras)
     return _merged(base, everywhere, extras, len(cluster.node_infos), order)
+
+
+# tests/engines/test_problem_memo.py turns it off to hold the shared verdicts to each pod's own
+SHAPE_MEMO = True
+
+_CLAIMED = ("claimed",)  # volume_verdicts' ``shared``: the claims some PersistentVolume's claimRef names
+
+
+def _claims_shape(pod: Pod, cluster: ClusterState, shared: dict[tuple, Any]) -> tuple | None:
+    """What the volume plugins read of the pod's claims, their names left out; None where a name
+    may count.  A name counts in an ephemeral volume (its owner), in a ReadWriteOncePod claim
+    (VolumeRestrictions: the other pods using that very claim), in a claim some PV's claimRef
+    names (VolumeBinding: a PV prebound to it) and in a PreFilter's rejection (its message names
+    the claim: volume_verdicts keeps no shape's verdicts with one).  Otherwise VolumeBinding and
+    VolumeZone read a claim's class, volume, phase, request, access and volume modes, selector,
+    annotations (the selected node), owner and deletion, and the PVs and classes of the cluster."""
+    claimed: set[tuple[str, str]] | None = shared.get(_CLAIMED)
+    if claimed is None:
+        claimed = shared[_CLAIMED] = {pv.claim_ref for pv in cluster.pvs.values() if pv.claim_ref is not None}
+    parts = []
+    ns = pod.namespace
+    for v in pod.spec.volumes:
+        if v.ephemeral:
+            return None
+        pvc = cluster.pvcs.get(f"{ns}/{v.claim_name}")
+        if pvc is None or volumerestrictions.READ_WRITE_ONCE_POD in pvc.access_modes or (pvc.namespace, pvc.name) in claimed:
+            return None
+        parts.append((v.name, v.read_only, pvc.namespace, pvc.storage_class, pvc.volume_name, pvc.phase, pvc.request, pvc.access_modes,
+                      pvc.selector, pvc.volume_mode, tuple(sorted(pvc.annotations.items())), pvc.owner, pvc.terminating))
+    return ("shape", ns, tuple(parts))
 
 
 def _volume_filters(
