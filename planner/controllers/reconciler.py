@@ -144,9 +144,16 @@ def _apply(snap: Snapshot, actions: list[Action], removed: list[Pod] | None = No
 
 
 def _drop_derived(snap: Snapshot) -> None:
-    for name, attr in vars(type(snap)).items():
-        if isinstance(attr, cached_property):
-            snap.__dict__.pop(name, None)
+    """Forget what the snapshot derived from its tables (its cached properties)."""
+    names = _DERIVED.get(type(snap))
+    if names is None:
+        names = _DERIVED[type(snap)] = tuple(n for n, attr in vars(type(snap)).items() if isinstance(attr, cached_property))
+    d = snap.__dict__
+    for name in names:
+        d.pop(name, None)
+
+
+_DERIVED: dict[type, tuple[str, ...]] = {}  # a snapshot class -> its cached properties' names
 
 
 class Reconciler:
