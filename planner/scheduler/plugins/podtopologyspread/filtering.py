@@ -196,13 +196,13 @@ def pre_filter(pod: Pod, cluster: ClusterState) -> tuple[PreFilterState | object
         # nodeLabelsMatchSpreadConstraints: every topology key must be present.
         if (key not in labels) if key is not None else not node_has_keys(node, keys):
             continue
-        included = every if not distinct else {**every, **{p: match_node_inclusion_policies(p[0], p[1], spec, node) for p in distinct}}
+        asked = {p: match_node_inclusion_policies(p[0], p[1], spec, node) for p in distinct} if distinct else None
         candidates = None
         if any_counting and ni.pods:
             # Bypass terminating pods (#87621) and other namespaces.
             candidates = [p.labels for p in ni.by_namespace.get(ns, ()) if not p.terminating]
         for i in range(len(constraints)):
-            if not included[policies[i]]:  # matchNodeInclusionPolicies
+            if asked is not None and not every[policies[i]] and not asked[policies[i]]:  # matchNodeInclusionPolicies
                 continue
             sel = selectors[i]
             n = 0
