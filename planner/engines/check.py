@@ -494,13 +494,16 @@ def order_witness(
         for g in s.carriers:
             spreads_of.setdefault(g, []).append(s)
     matching = [[s for s in problem.spreads if g in s.matchers] for g in range(len(queues))]
+    # (group, class) -> a candidate's priority but for the pods placed so far, and the tally
+    # entries that add them (see _priority_parts)
+    parts: dict[tuple[int, int], tuple[int, tuple[tuple[int, str], ...]]] = {}
     step = 0
     while len(placement) < total:
         cands = []
         if sequence is not None:
             g, c = sequence[step]
             step += 1
-            cands = [((0,), g, c)]
+            cands = [((0, c), g, c)]
         for g, q in enumerate(queues if sequence is None else []):
             if not q:
                 continue
@@ -510,7 +513,13 @@ def order_witness(
                 continue
             for c in open_classes.get(g, ()):
                 if quota[(g, c)] > 0:
-                    cands.append((_priority(problem, spreads_of.get(g, []), c, tally), g, c))
+                    part = parts.get((g, c))
+                    if part is None:
+                        part = parts[(g, c)] = _priority_parts(problem, spreads_of.get(g, []), c)
+                    prio, keys = part
+                    for tk in keys:
+                        prio += tally.get(tk, 0)
+                    cands.append(((prio, c), g, c))
         cands.sort()
         progressed = False
         tries = 0
@@ -546,16 +555,22 @@ def order_witness(
     return placement
 
 
-def _priority(problem: Problem, spreads: list[Spread], c: int, tally: dict[tuple[int, str], int]) -> tuple:
+def _priority_parts(problem: Problem, spreads: list[Spread], c: int) -> tuple[int, tuple[tuple[int, str], ...]]:
+    """A candidate class's priority in order_witness, (its spreads' matching pods, class): the
+    existing pods of its domains (of the class itself for a per-node spread), and the keys of
+    order_witness's tally whose new pods add to them (the class's domain of each spread that is not
+    per node)."""
     total = 0
+    keys: list[tuple[int, str]] = []
     cls = problem.classes[c]
     for s in spreads:
         if s.per_node:
             total += s.existing_per_node.get(c, 0)
         else:
             d = cls.domains.get(s.topology_key, "")
-            total += s.existing.get(d, 0) + tally.get((s.index, d), 0)
-    return (total, c)
+            total += s.existing.get(d, 0)
+            keys.append((s.index, d))
+    return total, tuple(keys)
 
 
 # --------------------------------------------------------------------------- explanations
