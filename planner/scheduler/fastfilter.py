@@ -64,7 +64,11 @@ def _int64s(values: Any) -> np.ndarray:
     """Per-node amounts as int64, saturated: a node's requests may sum past int64 (upstream's sums
     are int64 and wrap; here a node that full is simply full), and audit's folded allocatable
     (allocatable less those requests) below it."""
-    return np.array([min(max(v, _INT64_MIN), _INT64_MAX) for v in values], dtype=np.int64)
+    vals = list(values)
+    try:
+        return np.array(vals, dtype=np.int64)  # every amount within int64: as they are
+    except OverflowError:
+        return np.array([min(max(v, _INT64_MIN), _INT64_MAX) for v in vals], dtype=np.int64)
 
 
 STATIC = (nodeunschedulable, nodename, tainttoleration, nodeaffinity, nodedeclaredfeatures)
