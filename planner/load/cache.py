@@ -340,12 +340,28 @@ def trim(d: Path, keep: int = MAX_ENTRIES, max_bytes: int | None = None) -> None
                 p.unlink()
 
 
+_WRITERS: list[int] = []  # the write-behind children not yet collected
+
+
+def _reap() -> None:
+    """Collect the write-behind children that have ended: a process that loads again and again (a
+    library's caller, a test run) would otherwise keep each one as a zombie until it exits."""
+    for pid in list(_WRITERS):
+        try:
+            done = os.waitpid(pid, os.WNOHANG)[0]
+        except ChildProcessError:
+            done = pid  # collected elsewhere
+        if done:
+            _WRITERS.remove(pid)
+
+
 def write_behind(probe: str, files: list[str], limits: Any, snap: Snapshot, notices: list[str]) -> None:
     """write(), in a forked child when the platform forks (the command answers meanwhile)."""
     if not hasattr(os, "fork"):
         with contextlib.suppress(Exception):
             write(probe, files, limits, snap, notices)
         return
+    _reap()
     for s in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             s.flush()
@@ -356,7 +372,7 @@ def write_behind(probe: str, files: list[str], limits: Any, snap: Snapshot, noti
         write(probe, files, limits, snap, notices)
 
     with contextlib.suppress(OSError):
-        fork_child(child, quiet=(0, 1, 2))  # nothing of it may reach the user's streams
+        _WRITERS.append(fork_child(child, quiet=(0, 1, 2)))  # nothing of it may reach the user's streams
 
 
 def cached_load(files: Iterable[str], limits: Any, load: Callable[[Callable[[str], None] | None], Snapshot],
@@ -364,6 +380,8 @@ def cached_load(files: Iterable[str], limits: Any, load: Callable[[Callable[[str
     """``load(notice)`` through the cache: the cached snapshot for these files when there is one,
     else ``load``'s, written to the cache for the next command."""
     files = list(files)
+    if _WRITERS:
+        _reap()
     probe = probe_key(files, limits) if enabled() else None
     if probe is not None:
         hit = read(probe, files, limits)

@@ -26,9 +26,22 @@ OPTS = SolveOptions()
 ROOT = Path(__file__).resolve().parents[2]
 
 
+_BEFORE: set[int] = set()  # the children this process had when the test began (an earlier test's)
+
+
+@pytest.fixture(autouse=True)
+def _earlier_children():
+    """What an earlier test left running or unreaped (a snapshot cache's writer, say) is not this
+    test's: _children() leaves it out, whatever order the tests run in."""
+    _BEFORE.clear()
+    _BEFORE.update(_descendants(os.getpid()))
+    yield
+
+
 def _children() -> set[int]:
-    """This process's live children (zombies included: not reaped is left over)."""
-    return _descendants(os.getpid())
+    """This process's live children (zombies included: not reaped is left over), but for those it
+    had when the test began."""
+    return _descendants(os.getpid()) - _BEFORE
 
 
 def _plain(out) -> dict:

@@ -232,3 +232,21 @@ def test_the_load_options_are_part_of_the_key(tmp_path: Path, on: Path, monkeypa
     assert "default/bare" in plain.pods and "team/bare" in in_ns.pods
     strict = load_snapshot([str(f)], LIMITS, overlay=False)
     assert loads.n == 3 and strict == plain
+
+
+def test_an_ended_writer_is_collected_by_the_next_load(cluster: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that loads again and again keeps no zombie of a writer that has ended: the next
+    load collects it."""
+    monkeypatch.setenv("PLANNER_CACHE", "on")
+    monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "MIN_BYTES", 0)
+    before = set(cache._WRITERS)  # an earlier test's, if any
+    load_snapshot([str(cluster)], LIMITS)
+    new = [p for p in cache._WRITERS if p not in before]
+    assert len(new) == 1
+    pid = new[0]
+    deadline = time.time() + 60
+    while time.time() < deadline and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        time.sleep(0.05)  # ended, not yet collected: a zombie
+    load_snapshot([str(cluster)], LIMITS)
+    assert pid not in cache._WRITERS and not Path(f"/proc/{pid}").exists()
