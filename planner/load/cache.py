@@ -344,8 +344,9 @@ _WRITERS: list[int] = []  # the write-behind children not yet collected
 
 
 def _reap() -> None:
-    """Collect the write-behind children that have ended: a process that loads again and again (a
-    library's caller, a test run) would otherwise keep each one as a zombie until it exits."""
+    """Collect the write-behind children that have ended (cached_load, at each load): a process
+    that loads again and again (a library's caller, a test run) would otherwise keep each one as a
+    zombie until it exits."""
     for pid in list(_WRITERS):
         try:
             done = os.waitpid(pid, os.WNOHANG)[0]
@@ -361,7 +362,6 @@ def write_behind(probe: str, files: list[str], limits: Any, snap: Snapshot, noti
         with contextlib.suppress(Exception):
             write(probe, files, limits, snap, notices)
         return
-    _reap()
     for s in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             s.flush()
@@ -380,8 +380,7 @@ def cached_load(files: Iterable[str], limits: Any, load: Callable[[Callable[[str
     """``load(notice)`` through the cache: the cached snapshot for these files when there is one,
     else ``load``'s, written to the cache for the next command."""
     files = list(files)
-    if _WRITERS:
-        _reap()
+    _reap()  # the writers of earlier loads that have ended
     probe = probe_key(files, limits) if enabled() else None
     if probe is not None:
         hit = read(probe, files, limits)

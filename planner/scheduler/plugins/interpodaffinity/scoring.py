@@ -32,7 +32,7 @@ from operator import attrgetter, is_
 from typing import Any
 
 from planner.domain import POD_IDENTITY_LABELS, Pod, PodAffinityTerm, WeightedPodAffinityTerm, terms_read_pod_identity
-from planner.scheduler.framework import SKIP, ClusterState, NodeInfo
+from planner.scheduler.framework import SKIP, ClusterState, NodeInfo, reaches_other_namespaces
 from planner.scheduler.plugins.interpodaffinity.filtering import AffinityTerm
 
 NAME = "InterPodAffinity"
@@ -208,8 +208,8 @@ def _own_terms_share(
             continue
         # per affinity object: 0 no term processExistingPod scores (required anti-affinity
         # only), 1 scored terms, 2 scored terms that read the pod's labels (matchLabelKeys);
-        # plus _OWN_NAMESPACE when every scored term names no namespace and no namespace
-        # selector (AffinityTerm.of: the owner's namespace alone, so no pod of another matches)
+        # plus _OWN_NAMESPACE when no term names a namespace or a namespace selector
+        # (framework.reaches_other_namespaces: then no pod of another namespace matches one)
         a = id(aff)
         kind = kinds_get(a)
         if kind is None:
@@ -237,13 +237,10 @@ _OWN_NAMESPACE = 4  # see _kind
 
 def _kind(ep: Pod, aff: Any) -> int:
     """What _own_terms_share reads of an existing pod's affinity (see there)."""
-    terms = _scored_terms(aff)
-    if not terms:
+    if not _scored_terms(aff):
         return 0
     kind = 2 if _uses_label_keys(ep) else 1
-    if all(not t.namespaces and t.namespace_selector is None for t in terms):
-        kind |= _OWN_NAMESPACE
-    return kind
+    return kind if reaches_other_namespaces(aff) else kind | _OWN_NAMESPACE
 
 
 def _node_summary(cluster: ClusterState, ni: NodeInfo, has_constraints: bool) -> list[tuple[Pod, int, tuple]] | None:
