@@ -343,10 +343,12 @@ class Pod:
     # (status.initContainerStatuses of restartPolicy Always init containers): the scale-down order
     restarts: int = 0
     sidecar_restarts: int = 0
+    # "<namespace>/<name>", made once with the pod: every index of the scheduler, the controllers
+    # and the replay looks pods up by it, many times per pod (not an argument, not compared)
+    key: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", f"{self.namespace}/{self.name}")
 
     @property
     def node_name(self) -> str:

@@ -17,6 +17,7 @@ from bisect import insort
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from heapq import heapify, heappop
 from typing import Any
 
 import models
@@ -497,58 +498,103 @@ def order_witness(
     # (group, class) -> a candidate's priority but for the pods placed so far, and the tally
     # entries that add them (see _priority_parts)
     parts: dict[tuple[int, int], tuple[int, tuple[tuple[int, str], ...]]] = {}
+    for g, cs in open_classes.items():
+        for c in cs:
+            parts[(g, c)] = _priority_parts(problem, spreads_of.get(g, []), c)
+    # group -> the tally entries of its classes (a tuple per domain) -> a heap of (priority but
+    # for the pods placed, class) of its classes, those whose quota ran out popped when on top:
+    # within one tuple the pods placed add the same to every class, so its top is its best class
+    heaps: dict[int, dict[tuple[tuple[int, str], ...], list[tuple[int, int]]]] = {}
+    for (g, c), (base_prio, keys) in parts.items():
+        heaps.setdefault(g, {}).setdefault(keys, []).append((base_prio, c))
+    for by_keys in heaps.values():
+        for h in by_keys.values():
+            heapify(h)
+    tries = 0
+
+    def attempt(g: int, c: int) -> bool:
+        """Place the head of group g on the least loaded node of class c that fits (tries counted)."""
+        nonlocal tries
+        pod = queues[g][0]
+        order = by_load.get(c)
+        if order is None:
+            order = by_load[c] = [(placed_count.get(n, 0), i, n) for i, n in enumerate(problem.classes[c].nodes)]
+            order.sort()
+        for pos, (load, i, node) in enumerate(order):
+            tries += 1
+            if witness.fits(pod, node):
+                continue
+            witness.bind(pod, node)
+            placement[pod.key] = node
+            placed_count[node] = load + 1
+            del order[pos]
+            insort(order, (load + 1, i, node))
+            quota[(g, c)] -= 1
+            queues[g].popleft()
+            if pod.key in heads:
+                pi = ctx.plan_of[pod.key]
+                done_in_plan[pi] = done_in_plan.get(pi, 0) + 1
+            for s in matching[g]:
+                d = node if s.per_node else problem.classes[c].domains.get(s.topology_key, "")
+                tally[(s.index, d)] = tally.get((s.index, d), 0) + 1
+            return True
+        return False
+
     step = 0
     while len(placement) < total:
-        cands = []
+        tries = 0
         if sequence is not None:
             g, c = sequence[step]
             step += 1
-            cands = [((0, c), g, c)]
-        for g, q in enumerate(queues if sequence is None else []):
+            if not attempt(g, c):
+                return None
+            continue
+        # the candidates are (group, class) pairs with quota left, for the groups whose head may
+        # go now, tried in (priority, class, group) order: the first from the heaps, the others
+        # (when no node of its class takes the pod) sorted in full
+        ready = []
+        for g, q in enumerate(queues):
             if not q:
                 continue
             pod = q[0]
-            plan_i = ctx.plan_of[pod.key]
-            if pod.key in heads and heads[pod.key] != done_in_plan.get(plan_i, 0):
+            if pod.key in heads and heads[pod.key] != done_in_plan.get(ctx.plan_of[pod.key], 0):
                 continue
+            ready.append(g)
+        best: tuple[tuple[int, int], int, int] | None = None
+        for g in ready:
+            for keys, h in heaps.get(g, {}).items():
+                while h and quota[(g, h[0][1])] <= 0:
+                    heappop(h)
+                if h:
+                    prio = h[0][0]
+                    for tk in keys:
+                        prio += tally.get(tk, 0)
+                    cand = ((prio, h[0][1]), g, h[0][1])
+                    if best is None or cand < best:
+                        best = cand
+        if best is None:
+            return None
+        if attempt(best[1], best[2]):
+            continue
+        if tries > 400:
+            return None
+        cands = []
+        for g in ready:
             for c in open_classes.get(g, ()):
                 if quota[(g, c)] > 0:
-                    part = parts.get((g, c))
-                    if part is None:
-                        part = parts[(g, c)] = _priority_parts(problem, spreads_of.get(g, []), c)
-                    prio, keys = part
+                    prio, keys = parts[(g, c)]
                     for tk in keys:
                         prio += tally.get(tk, 0)
                     cands.append(((prio, c), g, c))
         cands.sort()
         progressed = False
-        tries = 0
-        for _, g, c in cands:
-            pod = queues[g][0]
-            order = by_load.get(c)
-            if order is None:
-                order = by_load[c] = [(placed_count.get(n, 0), i, n) for i, n in enumerate(problem.classes[c].nodes)]
-                order.sort()
-            for pos, (load, i, node) in enumerate(order):
-                tries += 1
-                if witness.fits(pod, node):
-                    continue
-                witness.bind(pod, node)
-                placement[pod.key] = node
-                placed_count[node] = load + 1
-                del order[pos]
-                insort(order, (load + 1, i, node))
-                quota[(g, c)] -= 1
-                queues[g].popleft()
-                if pod.key in heads:
-                    pi = ctx.plan_of[pod.key]
-                    done_in_plan[pi] = done_in_plan.get(pi, 0) + 1
-                for s in matching[g]:
-                    d = node if s.per_node else problem.classes[c].domains.get(s.topology_key, "")
-                    tally[(s.index, d)] = tally.get((s.index, d), 0) + 1
+        for cand in cands:
+            if cand == best:
+                continue
+            if attempt(cand[1], cand[2]):
                 progressed = True
                 break
-            if progressed or tries > 400:
+            if tries > 400:
                 break
         if not progressed:
             return None

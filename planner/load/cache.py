@@ -203,9 +203,7 @@ def _dispatch() -> dict[type, Callable[[Any], Any]]:
         params = getattr(obj, "__dataclass_params__", None)
         if params is None or not params.frozen:
             continue
-        names = [f.name for f in dataclasses.fields(obj)]
-        if any(not f.init for f in dataclasses.fields(obj)):
-            continue
+        names = [f.name for f in dataclasses.fields(obj) if f.init]  # the class makes the others
         table[obj] = _reducer(obj, names)
     return table
 
