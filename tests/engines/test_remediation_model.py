@@ -304,3 +304,39 @@ def test_a_goal_only_the_order_defeats_falls_back_to_the_enumeration():
     assert out.stats["model"]["proposed"] == 0
     assert any(a.type == "set-pod-management-policy" for p in out.plans for a in p.actions)
     assert all(p.verified == {"check": True, "replay": True} for p in out.plans)
+
+
+def test_rolled_state_of_a_statefulset_template_change_takes_the_parents_pods():
+    """rolled() of a snapshot derived by a template change (the same pod objects as its parent)
+    takes the set's pods from its parent's rolled state instead of walking every pod: the same
+    pods gone, the same snapshot, as the walk finds on the derived snapshot itself."""
+    from planner.engines.remediation.actions import ObjectPatch
+
+    snap = load_snapshot([str(SCENARIOS / "hpa-scale-up-retained-volume.yaml")])
+    ref = parse_workload("statefulset/search", None)
+    patch = ObjectPatch("StatefulSet", ref.namespace, ref.name, "merge", {"spec": {"template": {"metadata": {"labels": {"tier": "x"}}}}})
+    trial = apply_patches(snap, [patch])
+    d = trial.derivation()
+    assert d is not None and not d[1] and not d[2] and not d[3]
+    owned = [p.key for p in trial.owned_pods(ref.kind, ref.key)]
+    assert owned  # the set has pods: the shortcut has something to find
+    out = rolled(trial, ref)
+    assert list(out.pods) == [k for k in trial.pods if k not in owned]
+    assert out.statefulsets[ref.key].template.labels["tier"] == "x"
+    assert _cluster_facts(out.base_cluster()) == _cluster_facts(ClusterState.from_snapshot(out))
+
+
+def test_renamed_plan_pods_equal_dataclass_replace():
+    """The action model's variant plans name their pods ``<name>@<option>`` by one call of the
+    class: equal, field for field and key, to dataclasses.replace."""
+    from dataclasses import replace
+
+    from planner.engines.remediation.choose import _renamed
+    from planner.engines.workloads import plan_workload
+
+    snap = load_snapshot([str(SCENARIOS / "hpa-scale-up-retained-volume.yaml")])
+    plan = plan_workload(snap, parse_workload("statefulset/search", None), 5)
+    assert plan.new
+    out = _renamed(plan, "3:relax")
+    assert out.new == [replace(p, name=f"{p.name}@3:relax") for p in plan.new]
+    assert [p.key for p in out.new] == [f"{p.namespace}/{p.name}@3:relax" for p in plan.new]

@@ -301,7 +301,13 @@ def rolled(snap: Snapshot, ref: WorkloadRef) -> Snapshot:
     """The state a rollout of the workload ends in, for check: every pod of it recreated from the
     current template (running pods removed; StatefulSet claims stay, bound where they are)."""
     out = snap.copy()
-    gone = snap.owned_pods(ref.kind, ref.key)
+    d = snap.derivation()
+    if ref.kind == "StatefulSet" and d is not None and not (d[1] or d[2] or d[3]) and ref.key in snap.statefulsets and ref.key in d[0].statefulsets:
+        # the parent's pods and nodes, the very same objects (a template or a claim changed): its
+        # pods of the set, found once on the parent, not by a walk over every pod of each plan
+        gone = [snap.pods[k] for k in _rolled_of(d[0], ref)[1]]
+    else:
+        gone = snap.owned_pods(ref.kind, ref.key)
     for p in gone:
         out.pods.pop(p.key, None)
     base = _rolled_parent(snap, ref, gone)
@@ -332,13 +338,18 @@ def _rolled_parent(snap: Snapshot, ref: WorkloadRef, gone: list) -> Snapshot | N
     d = snap.derivation()
     if d is None or d[1] or d[2] or d[3]:
         return None
-    parent = d[0]
+    base, keys = _rolled_of(d[0], ref)
+    return base if [p.key for p in gone] == keys else None
+
+
+def _rolled_of(parent: Snapshot, ref: WorkloadRef) -> tuple[Snapshot, list[str]]:
+    """The rolled state of a derivation's parent and the keys of the workload's pods on it, made
+    once and kept on the parent."""
     kept = parent.__dict__.setdefault(_ROLLED_ATTR, {})
-    hit = kept.get(ref)
+    hit: tuple[Snapshot, list[str]] | None = kept.get(ref)
     if hit is None:
         hit = kept[ref] = (rolled(parent, ref), [p.key for p in parent.owned_pods(ref.kind, ref.key)])
-    base, keys = hit
-    return base if [p.key for p in gone] == keys else None
+    return hit
 
 
 def evaluate(
