@@ -200,24 +200,23 @@ class TrackedIndex(Index):
             is_pod = kind == "Pod"
             keys = [x.key for x in objs]
             stamps = [x.creation_timestamp for x in objs]
-            parsed = {ts: parse_time(ts) for ts in set(stamps)}
+            by_stamp: dict[str, int] = Counter(stamps)  # in the order the strings first occur
+            unique = len(set(keys)) == len(keys)  # no key seen twice (as in any snapshot)
+            # each distinct creation time parsed once; the multiset of the objects' times (one
+            # per key: a key seen twice counts its last) counted by timestamp string first
+            parsed: dict[str, Any] = {}
+            for ts, n in by_stamp.items():
+                t = parsed[ts] = parse_time(ts)
+                if t is not None and unique:
+                    stamp = t.timestamp()
+                    count[stamp] = count.get(stamp, 0) + n
+                    if stamp not in at:  # as _track: the first object of an instant names its time
+                        at[stamp] = t
             times: dict[str, Any] = dict(zip(keys, map(parsed.__getitem__, stamps)))
-            unique = len(times) == len(keys)  # no key seen twice (as in any snapshot)
             if None in parsed.values():
                 times = {k: t for k, t in times.items() if t is not None}
             self._times[kind] = times
-            # the multiset of the objects' times (one per key: a key seen twice counts its last),
-            # counted by creation timestamp string first (each distinct time converted once)
-            if unique:
-                by_stamp: dict[str, int] = Counter(stamps)
-                for ts, n in by_stamp.items():  # in the order the strings first occur
-                    t = parsed[ts]
-                    if t is not None:
-                        stamp = t.timestamp()
-                        count[stamp] = count.get(stamp, 0) + n
-                        if stamp not in at:  # as _track: the first object of an instant names its time
-                            at[stamp] = t
-            else:
+            if not unique:
                 for t in times.values():
                     stamp = t.timestamp()
                     count[stamp] = count.get(stamp, 0) + 1
@@ -226,7 +225,7 @@ class TrackedIndex(Index):
             for key, x in zip(keys, objs):
                 o = x.owner
                 if o is None or not o.controller:
-                    if is_pod and key in active_of:
+                    if is_pod and not unique and key in active_of:
                         self._deactivate(key)
                     continue
                 k = (x.namespace, o.kind, o.name)
@@ -237,15 +236,16 @@ class TrackedIndex(Index):
                     owned = into[k] = {}
                 owned[key] = None
                 if is_pod:
-                    if key in active_of:
+                    if not unique and key in active_of:
                         self._deactivate(key)
-                    if not x.terminal and not x.terminating:  # is_pod_active
+                    if not x.terminating and x.phase != "Succeeded" and x.phase != "Failed":  # is_pod_active
                         by_uid = active.get(k)
                         if by_uid is None:
                             by_uid = active[k] = {}
-                        by_uid[o.uid] = by_uid.get(o.uid, 0) + 1
+                        uid = o.uid
+                        by_uid[uid] = by_uid.get(uid, 0) + 1
                         active_of[key] = k
-                        active_uid[key] = o.uid
+                        active_uid[key] = uid
 
     def active_pods(self, namespace: str, kind: str, name: str, uid: str) -> int:
         """The number of active pods controlled_by(kind, name, uid): the pods of the owner key
