@@ -221,7 +221,9 @@ def _members(snap: Snapshot, sts: StatefulSet) -> _Members:
     elif ent.pos < len(ent.log):
         log, order, items, low = ent.log, ent.order, ent.items, ent.low
         owned = ix.pods.get(owner, ())
-        for _added, k in log[ent.pos:]:
+        # each key once (its pod as it is now decides; a pod logged twice, created then bound,
+        # ends where once puts it)
+        for k in dict.fromkeys([k for _added, k in log[ent.pos:]]):
             o = _ordinal(sts.name, k.partition("/")[2])
             for mk, lowest in low.items():
                 if o < lowest:
