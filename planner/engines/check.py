@@ -95,6 +95,7 @@ def check_replicas(
     source: str | None = None,
     explain: bool = True,
     memo: Memo | None = None,
+    witness: bool = True,
 ) -> CheckOutcome:
     """Can the workloads run ``replicas`` (default: each one's spec.replicas)?  ``source``: what
     asked for the count (an option), named in the error for one too large to plan.  ``profile``: the scheduling profile whose filters decide (--scheduler-config; None: the
@@ -102,7 +103,12 @@ def check_replicas(
     constraints are the constraints of pods without their own.  ``explain``: an unschedulable
     answer comes with its minimal explanation (False: the verdict alone, for a caller that only
     needs it, such as remediate's search for the nearest count).  ``memo``: what the problems of
-    related questions share (planner.engines.problem.Memo: remediate's checks of its plans)."""
+    related questions share (planner.engines.problem.Memo: remediate's checks of its plans).
+    ``witness`` False: a placement the model finds is not ordered pod by pod through the filters
+    (nor any exact model tried when it cannot be): the answer is then the model's, schedulable
+    with no placement (``stats["witness"]``: "not ordered"), for a caller whose replay of the
+    same pods decides next (remediate's verification, which orders it when that replay fails);
+    an unschedulable answer is the same either way (the model's proof)."""
     opts = opts or SolveOptions()
     if replicas is not None and replicas < 0:
         raise UsageError(f"--replicas {replicas}: must be greater than or equal to 0")
@@ -113,15 +119,16 @@ def check_replicas(
             return bound_outcome(bound, replicas)
     with paused():  # planner.collector: thousands of planned pods and their problem
         plans = _plans(snap, refs, replicas, profile, source)
-        return check_plans(snap, plans, opts, profile, explain, memo)
+        return check_plans(snap, plans, opts, profile, explain, memo, witness)
 
 
 def check_plans(
-    snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: Profile | None = None, explain: bool = True, memo: Memo | None = None
+    snap: Snapshot, plans: list[Plan], opts: SolveOptions, profile: Profile | None = None, explain: bool = True, memo: Memo | None = None,
+    witness: bool = True,
 ) -> CheckOutcome:
     """check_replicas for plans made (planner.engines.workloads.Plan): their new pods placed
     beside the cluster's, removed pods gone; a witness verified through the filters, or a
-    minimal explanation.  ``profile``, ``explain``, ``memo``: as check_replicas's (the plans' new pods already
+    minimal explanation.  ``profile``, ``explain``, ``memo``, ``witness``: as check_replicas's (the plans' new pods already
     defaulted by it: _plans)."""
     enabled = _enabled(profile)
     notes = [n for p in plans for n in p.notes]
@@ -153,12 +160,12 @@ def check_plans(
         # and its placement, replayed strictly in ordinal order through the filters, a witness.
         relaxed, rctx = build_problem(cluster, plans, relax_order=True, enabled=enabled, memo=memo)
         rstats = {**stats, "groups": len(relaxed.groups), "node_classes": len(relaxed.classes), "model": "unordered relaxation"}
-        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False, filters=filters)
+        out = _attempt(relaxed, rctx, cluster, opts, rstats, sequenced=False, filters=filters, witness=witness)
         if out is not None:
             stats = rstats
             problem, ctx = relaxed, rctx
     if out is None:
-        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False, filters=filters)
+        out = _attempt(problem, ctx, cluster, opts, stats, sequenced=False, filters=filters, witness=witness)
     if out is None:
         # The final placements found cannot be ordered through the filters: decide exactly with
         # the sequenced model (one node per class when per-node domains are involved).
@@ -359,9 +366,11 @@ def _attempt(
     stats: dict,
     sequenced: bool,
     filters: Filters = None,
+    witness: bool = True,
 ) -> CheckOutcome | None:
     """One solve: an unschedulable outcome (its explanation left to _explained), a verified
-    witness, or None when the model's placement could not be ordered through the filters."""
+    witness, or None when the model's placement could not be ordered through the filters
+    (``witness`` False: the model's placement is not ordered, the outcome has none)."""
     built = models.build(problem)
     if sequenced:
         add_sequence(built)
@@ -373,6 +382,8 @@ def _attempt(
         out = CheckOutcome(False, {}, [], [], problem, stats, [])
         out.proof = (built, res.core)
         return out
+    if not witness:
+        return CheckOutcome(True, {}, [], [], problem, {**stats, "witness": "not ordered"}, [])
     placement = order_witness(problem, ctx, res.x, cluster, res.sequence or None, filters)
     if placement is None:
         return None

@@ -295,3 +295,26 @@ def test_room_is_only_when_it_is_short(tmp_path):
         msg = _capacity_message(prob, "zone-a")["message"]
         assert msg.startswith("zone-a has room for only 16 more pod(s)" if only else "zone-a has room for "), (n, msg)
         assert ("only" in msg) == only, (n, msg)
+
+
+def test_a_check_without_witness_answers_as_its_model_does():
+    """check_replicas(witness=False), remediate's check part before its replay: schedulable with no
+    placement (stats.witness "not ordered") where check orders a witness; an unschedulable answer
+    is the same, explanation included."""
+    from models.solve import SolveOptions
+    from planner.engines.check import check_replicas
+    from planner.engines.workloads import parse_workload
+    from planner.load import load_snapshot
+
+    snap = load_snapshot([str(SCENARIOS / "zone-and-hostname-spread.yaml")])
+    ref = parse_workload("deployment/my-app", None)
+    fits = check_replicas(snap, [ref], 8, SolveOptions())
+    quick = check_replicas(snap, [ref], 8, SolveOptions(), witness=False)
+    assert fits.schedulable and len(fits.placement) == 2 and "witness" not in fits.stats
+    assert quick.schedulable and not quick.placement and quick.stats["witness"] == "not ordered"
+    snap = load_snapshot([str(SCENARIOS / "zone-anti-affinity-six-replicas.yaml")])
+    ref = parse_workload("deployment/az-spread-test-anti", None)
+    full = check_replicas(snap, [ref], 6, SolveOptions())
+    model = check_replicas(snap, [ref], 6, SolveOptions(), witness=False)
+    assert not full.schedulable and not model.schedulable
+    assert model.explanation == full.explanation and model.explanation

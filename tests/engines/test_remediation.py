@@ -715,3 +715,28 @@ def test_labels_show_nested_and_empty_parameters_plainly():
     assert a.label() == "set-requests statefulset/shop/api (requests=api=cpu:800m, factor=50%, pods=-, note=-)"
     b = Action("set-requests", "statefulset/shop/api", "", [], [], Cost(), params={"requests": {"api": {"cpu": "800m", "memory": "1Gi"}}})
     assert "requests=api={cpu:800m,memory:1Gi}" in b.label() and "'" not in b.label()
+
+
+def test_verification_orders_checks_witness_only_when_the_replay_fails(monkeypatch):
+    """A plan's check part is the model's answer (its placement not ordered pod by pod: the replay
+    places every pod through the filters next); only the plan whose replay fails (seed 003's
+    relaxed term alone) has check's witness ordered, for the check part of its verdict (then
+    repaired), and the plans printed carry check and replay both true."""
+    import planner.engines.remediation.search as search_mod
+
+    monkeypatch.setenv("PLANNER_REMEDIATE_PROCESSES", "1")  # every verification in this process
+    asked: list[tuple[bool, bool]] = []  # (witness, the verdict's ok) of each check part
+    real = search_mod.evaluate
+
+    def spy(*a, **k):
+        v = real(*a, **k)
+        if k.get("replay") is False and "witness" in k:
+            asked.append((k["witness"], v.ok))
+        return v
+
+    monkeypatch.setattr(search_mod, "evaluate", spy)
+    out = remediate(load_snapshot([str(_path("seed-003"))]), _goal("seed-003"), (), False, top=10, opts=OPTS)  # not _outcome's, kept
+    assert [a.type for a in out.plans[0].actions] == ["relax-anti-affinity", "set-rollout-strategy"]
+    assert all(p.verified == {"check": True, "replay": True} for p in out.plans)
+    assert (True, True) in asked  # the relaxed term alone: placed by check's witness, not by the replay
+    assert sum(1 for w, _ in asked if w) < sum(1 for w, _ in asked if not w)

@@ -332,7 +332,7 @@ class Search:
         doing: Any = ahead.doing
         if not ahead.alive or doing is None:
             return False
-        return bool(doing == key or (key[0] == "verify" and doing[0] in ("check", "replay") and doing[1:] == key[1:]))
+        return bool(doing == key or (key[0] == "verify" and doing[0] in ("check", "check-witness", "replay") and doing[1:] == key[1:]))
 
     def while_waiting(
         self, key: Any, jobs: Iterable[tuple[Any, Callable[[], Any]]], last: Callable[[Any], bool] = lambda v: False,
@@ -372,7 +372,11 @@ class Search:
         """verify.evaluate of the plan; for a replica goal its two parts, check then the replay
         (the replay first with ``replay_first`` while the child works ahead: see verify), each
         under a key of its own (("check", ...), ("replay", ...)), so that this process and the
-        child working ahead can each do one part of a plan's verification."""
+        child working ahead can each do one part of a plan's verification.  Check's part is its
+        model's answer: a placement it finds is not ordered pod by pod through the filters, since
+        the replay that follows places every pod through them (the verdict holds when it reaches
+        the goal); when it does not, check's witness is ordered (("check-witness", ...)) and its
+        answer is the verdict's check part, as verify.evaluate gives it."""
         trial = self._trial(actions)
         if isinstance(trial, Verdict):
             return trial
@@ -391,6 +395,14 @@ class Search:
         if not c.ok:
             return c
         r = first if first is not None else replay()
+        if not r.ok:
+            # the model placed the pods and the replay did not reach them: check's own answer,
+            # its placement ordered pod by pod through the filters (the model's alone is no proof),
+            # tells a plan whose pods fit but whose way there fails (repaired) from one that
+            # does not fit after all
+            c = self._check_part(digest_, trial, optional=False, witness=True)
+            if not c.ok:
+                return c
         return Verdict(r.ok, r.reason, {**c.detail, **r.detail})
 
     def check_ahead(self, actions: list[Action]) -> None:
@@ -410,11 +422,17 @@ class Search:
             return Verdict(False, f"patch: {e}")
         return snap, goal, next((a.replicas for a in actions if a.replicas is not None), None), any(a.rolls_template for a in actions)
 
-    def _check_part(self, digest_: str, trial: tuple[Snapshot, Goal, int | None, bool], optional: bool) -> Verdict:
+    def _check_part(self, digest_: str, trial: tuple[Snapshot, Goal, int | None, bool], optional: bool, witness: bool = False) -> Verdict:
+        """check's part of a plan's verification: the model's answer (its placement not ordered
+        pod by pod: the replay decides next), or with ``witness`` check's own (its placement
+        ordered through the filters), each under a key of its own."""
         snap, goal, n, rolls = trial
         v: Verdict = self.through(
-            ("check", digest_),
-            lambda: replace(evaluate(snap, goal, self.opts, self.seed, replicas=n, template_changed=rolls, replay=False, memo=self.memo), checked=None),
+            ("check-witness" if witness else "check", digest_),
+            lambda: replace(
+                evaluate(snap, goal, self.opts, self.seed, replicas=n, template_changed=rolls, replay=False, memo=self.memo, witness=witness),
+                checked=None,
+            ),
             optional=optional,
         )
         return v

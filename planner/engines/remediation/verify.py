@@ -362,11 +362,14 @@ def evaluate(
     replay: bool = True,
     explain: bool = True,
     memo: Memo | None = None,
+    witness: bool = True,
 ) -> Verdict:
     """Does ``snap`` reach the goal?  ``replicas`` overrides the goal's count (scale-to plans);
     ``explain``: a failing check's reason with check's minimal explanation (False: "unschedulable"
     alone, for a search that needs the verdict only); ``memo``: what check's problems share across
-    the plans (planner.engines.problem.Memo)."""
+    the plans (planner.engines.problem.Memo); ``witness`` False (with ``replay`` False): check's
+    placement is the model's, not ordered pod by pod (check_replicas' ``witness``): the replay
+    that follows decides (Search._verify)."""
     n = goal.replicas if replicas is None else replicas
     detail: dict[str, Any] = {}
     if goal.kind == "replicas":
@@ -375,7 +378,7 @@ def evaluate(
 
         base = rolled(snap, goal.ref) if template_changed else snap
         try:
-            out = check_replicas(base, [goal.ref], n, opts, explain=explain, memo=memo)
+            out = check_replicas(base, [goal.ref], n, opts, explain=explain, memo=memo, witness=witness or replay)
         except UnknownResult as e:
             return Verdict(False, str(e), {"check": "unknown"})
         except (InputError, UsageError) as e:
