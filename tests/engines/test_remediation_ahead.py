@@ -105,7 +105,9 @@ def test_two_processes_answer_as_one_on_a_generated_cluster(monkeypatch, counted
     assert _plain(two) == _plain(one)
     assert len(one.plans) == 3
     kinds = {k[0] for k in counted}
-    assert {"solve", "verify"} <= kinds, counted  # the next optima and a plan's verification came from the child
+    # the next optima and a plan's verification (whole, or its check or replay part: which, depends
+    # on how far the child got when this process asked) came from the child
+    assert "solve" in kinds and kinds & {"verify", "check", "replay"}, counted
 
 
 def test_the_child_checks_a_plan_this_process_replays(monkeypatch, counted, bench_6z) -> None:

@@ -395,6 +395,19 @@ def choose(
     # every plan cheaper than this was proposed (None: not known): see the proofs below
     proven_below: float | None = 0
     while len(out.plans) < top and stats["rejected"] < MAX_REJECTED and not search.exhausted:
+        if search.ahead is not None and stats["_found"]:
+            # the child may be solving this very optimum (its chain: _agenda), which this process
+            # would wait for: meanwhile, the explanations the search will most likely ask for
+            # (as before the last verification, below: the same answers whoever computes them)
+            search.while_waiting(
+                ("solve", digest(repr(space.history))),
+                (
+                    (("explain", oid), lambda oid=oid: _core_explanation(space, oid, opts))
+                    for oid in _likely_explained(search, space, list(stats["_found"]), _used(out), proven_below, opts)
+                ),
+                last=lambda answer: answer[1],
+                rest=lambda: [("explain", oid) for oid in space.actions],
+            )
         t = time.monotonic()
         res, solved_ahead = _solve(search, space, opts)
         stats["solves"] += 1
