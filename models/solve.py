@@ -127,7 +127,8 @@ class ActionResult:
 
 
 def solve_actions(
-    am: ActionModel, opts: SolveOptions | None = None, assumptions: list[Any] | None = None, recorded: list[ActionResult] | None = None
+    am: ActionModel, opts: SolveOptions | None = None, assumptions: list[Any] | None = None, recorded: list[ActionResult] | None = None,
+    worlds: int | None = None, resume: bool = False,
 ) -> ActionResult:
     """The cheapest plan of a remediation action model (models.remediation): the options chosen and
     the node counts.  ``assumptions``: literals held true for this solve only (ActionModel.only).
@@ -148,7 +149,11 @@ def solve_actions(
     alone (ActionModel.possible_worlds: a plan fixed to a template change is in the world of
     template changes), or, with no assumptions, earlier solves proved that nothing in it costs
     less than the best plan found in a world before it (ActionModel.bounds).  The model is
-    changed as the solve would have changed it (its cut), so later solves see the same model."""
+    changed as the solve would have changed it (its cut), so later solves see the same model.
+
+    ``worlds``: the first so many worlds only (the rest of the solve is then ``recorded`` with
+    those runs and ``resume``: the worlds after the recorded ones solved as usual), so that the
+    caller can act on the first world's answer before the others are solved."""
     opts = opts or SolveOptions()
     best: ActionResult | None = None
     wall = 0.0
@@ -156,6 +161,8 @@ def solve_actions(
     free = not assumptions  # the model's own optimum: what its solves prove bounds later ones
     possible = am.possible_worlds(list(assumptions or []))
     for i, w in enumerate(am.problem.worlds):  # the world of no template change first: its plans cost least
+        if worlds is not None and i >= worlds:
+            break
         extra = list(assumptions or []) + [am.worlds[w.name]]
         cut_at: int | None = None
         if best is not None and best.status in ("optimal", "feasible"):
@@ -163,7 +170,7 @@ def solve_actions(
             am.model.add(am.objective <= best.objective - 1).only_enforce_if(cut)
             extra.append(cut)
             cut_at = best.objective
-        if recorded is not None:
+        if recorded is not None and (i < len(recorded) or not resume):
             if i >= len(recorded):
                 raise ValueError("a recorded solve has fewer worlds than the model")
             res = replace(recorded[i], chosen=dict(recorded[i].chosen), runs=[])
@@ -187,7 +194,7 @@ def solve_actions(
         elif best is None:
             best = res
     assert best is not None
-    if recorded is not None and len(recorded) != len(runs):
+    if recorded is not None and len(recorded) > len(runs):
         raise ValueError("a recorded solve has more worlds than the model")
     best.wall_time = wall
     best.runs = runs

@@ -59,13 +59,13 @@ from models.remediation import (
     view,
     without_classes,
 )
-from models.solve import SolveOptions, solve_actions
+from models.solve import ActionResult, SolveOptions, solve_actions
 from planner.controllers.daemon import daemon_pods_for_node, is_host_network
 from planner.domain import Node, Pod
 from planner.engines.check import preemption_possible
 from planner.engines.problem import Memo, build_problem
 from planner.engines.remediation.actions import COST_FIELDS, PREFERENCE, Action, Cost, Plan
-from planner.engines.remediation.ahead import digest
+from planner.engines.remediation.ahead import digest, usable
 from planner.engines.remediation.candidates import (
     MAX_ADDED_PER_ZONE,
     UNSCHEDULABLE_TAINT,
@@ -409,7 +409,10 @@ def choose(
                 rest=lambda: [("explain", oid) for oid in space.actions],
             )
         t = time.monotonic()
-        res, solved_ahead = _solve(search, space, opts)
+        if not stats["solves"] and top > 1 and search.worker is None and not search.ahead_started and len(am.problem.worlds) > 1 and usable(len(search.snap.nodes)):
+            res, solved_ahead = _solve_first(search, space, ctx, opts, out, proposed, top), False
+        else:
+            res, solved_ahead = _solve(search, space, opts)
         stats["solves"] += 1
         stats["solve_seconds"] += time.monotonic() - t
         if res.status == "infeasible":
@@ -540,6 +543,35 @@ def _solve(search: Any, space: _Space, opts: SolveOptions) -> tuple[Any, bool]:
         if found:
             return solve_actions(space.am, opts, recorded=runs), True
     return solve_actions(space.am, opts), False
+
+
+def _solve_first(search: Any, space: _Space, ctx: Context, opts: SolveOptions, out: Chosen, proposed: set, top: int) -> Any:
+    """The model's first optimum when a child will work ahead (choose): the world of the pods kept
+    is solved first, and the child is forked on its plan at once, as if no template change made a
+    cheaper one (the proofs of the other worlds, made here meanwhile, almost always say so: the
+    child takes the model as they leave it then, solve_actions' ``recorded``), rather than after
+    those proofs.  When a template change is cheaper after all, this process's plans differ from
+    the child's guess: the child's solves, keyed by the plans blocked, are never taken (and not
+    waited for), its verifications are of real plans.  The answer is solve_actions' own."""
+    first = solve_actions(space.am, opts, worlds=1)
+    if first.status == "optimal" and first.chosen:
+        chosen = dict(first.chosen)
+        actions = materialize(space, ctx, chosen)
+        guess = [*first.runs, *(ActionResult(status="infeasible", reason="guessed") for _ in space.am.problem.worlds[1:])]
+        seen = set(proposed) | {tuple(sorted(chosen.items()))}
+        used = _used(out, actions)
+
+        def agenda(worker: Any) -> None:
+            solve_actions(space.am, opts, recorded=guess)  # the model as the proofs leave it
+            _agenda(worker, search, space, ctx, opts, chosen, len(out.plans), top, seen, used, first.objective)
+
+        space.chain_base = len(space.history)
+        search.start_ahead(agenda)
+        res = solve_actions(space.am, opts, recorded=first.runs, resume=True)
+        if res.status != "optimal" or res.chosen != chosen:
+            space.chain_base = -1  # the child's chain follows another plan: none of it to wait for
+        return res
+    return solve_actions(space.am, opts, recorded=first.runs, resume=True)
 
 
 def _agenda(
