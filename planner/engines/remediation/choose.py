@@ -125,6 +125,9 @@ class _Space:
     # names a solve of it (the child working ahead sends its solves under that name)
     history: list[tuple[str, tuple]] = field(default_factory=list)
     chain_base: int = -1  # len(history) when the child started: its solves follow "sup" calls alone
+    # False once the child's model is known to differ from this process's (its first optimum was
+    # guessed wrong: _solve_first): none of its solves is taken then
+    chain_trusted: bool = True
     alone: dict[str, str] = field(default_factory=dict)  # option id -> its solve alone's status (_alone)
 
 
@@ -535,7 +538,7 @@ def _solve(search: Any, space: _Space, opts: SolveOptions) -> tuple[Any, bool]:
     (the same calls since it was built: then its answers stand for the solver's), else solved
     here; and whether it was the child's (a plan of its chain, which it checks: _agenda)."""
     ahead = search.ahead
-    if ahead is not None:
+    if ahead is not None and space.chain_trusted:
         # the child's chain of solves follows "sup" calls alone: wait for it only while the
         # model's calls could be those
         chain = space.chain_base >= 0 and all(kind == "sup" for kind, _ in space.history[space.chain_base :])
@@ -568,8 +571,12 @@ def _solve_first(search: Any, space: _Space, ctx: Context, opts: SolveOptions, o
         space.chain_base = len(space.history)
         search.start_ahead(agenda)
         res = solve_actions(space.am, opts, recorded=first.runs, resume=True)
-        if res.status != "optimal" or res.chosen != chosen:
-            space.chain_base = -1  # the child's chain follows another plan: none of it to wait for
+        if res.status != "optimal" or res.chosen != chosen or any(r.status != "infeasible" for r in res.runs[1:]):
+            # the proofs did not say what the child took them to (a cheaper template change, or
+            # a solve out of time): its model differs from this one, so none of its solves is
+            # taken (its checks and replays, which depend on the plans alone, still are)
+            space.chain_base = -1
+            space.chain_trusted = False
         return res
     return solve_actions(space.am, opts, recorded=first.runs, resume=True)
 
