@@ -371,34 +371,9 @@ def test_while_waiting_makes_no_job_once_the_child_is_done(monkeypatch) -> None:
     assert made == [0] and list(search.spare) == [("explain", "0")]
 
 
-@pytest.mark.parametrize("case", ["seed-001", "seed-003", "ordinary"])
-def test_the_child_starts_on_the_kept_pods_plan(monkeypatch, counted, case: str) -> None:
-    """The first optimum (choose._solve_first): the child is forked on the plan of the world of the
-    pods kept, before this process proves that no template change is cheaper.  When one is (a
-    raised maxSkew cheaper than a deleted claim), the child's chain is not waited for and the
-    answer is still the one process's; otherwise its solves are taken."""
-    from planner.engines.remediation import choose
-
-    guessed: list[bool] = []  # per early fork: whether the kept pods' plan was the optimum
-    real = choose._solve_first
-
-    def spy(search, space, *a, **k):
-        res = real(search, space, *a, **k)
-        guessed.append(space.chain_trusted)
-        return res
-
-    monkeypatch.setattr(choose, "_solve_first", spy)
-    one, two = _both(monkeypatch, _snap(case), _goal(case), 5)
-    assert _plain(two) == _plain(one)
-    assert len(guessed) == 1  # the two-process run only
-    if case == "ordinary":
-        assert guessed == [True] and any(k[0] == "solve" for k in counted), counted
-    assert not _children()
-
-
-def test_a_wrong_guess_of_the_first_optimum_happens_in_the_bundled_cases(monkeypatch) -> None:
-    """At least one bundled case makes the child's guess wrong (a template change is the cheapest
-    plan), so that the path where the child's chain is dropped is exercised above."""
+def _guesses(monkeypatch) -> list[bool]:
+    """Per early fork of the child (choose._solve_first), whether its guess of the first optimum
+    held as proven (Space.chain_trusted)."""
     from planner.engines.remediation import choose
 
     guessed: list[bool] = []
@@ -410,6 +385,28 @@ def test_a_wrong_guess_of_the_first_optimum_happens_in_the_bundled_cases(monkeyp
         return res
 
     monkeypatch.setattr(choose, "_solve_first", spy)
+    return guessed
+
+
+@pytest.mark.parametrize("case", ["seed-001", "seed-003", "ordinary"])
+def test_the_child_starts_on_the_kept_pods_plan(monkeypatch, counted, case: str) -> None:
+    """The first optimum (choose._solve_first): the child is forked on the plan of the world of the
+    pods kept, before this process proves that no template change is cheaper.  When one is (a
+    raised maxSkew cheaper than a deleted claim), the child's chain is not waited for and the
+    answer is still the one process's; otherwise its solves are taken."""
+    guessed = _guesses(monkeypatch)
+    one, two = _both(monkeypatch, _snap(case), _goal(case), 5)
+    assert _plain(two) == _plain(one)
+    assert len(guessed) == 1  # the two-process run only
+    if case == "ordinary":
+        assert guessed == [True] and any(k[0] == "solve" for k in counted), counted
+    assert not _children()
+
+
+def test_a_wrong_guess_of_the_first_optimum_happens_in_the_bundled_cases(monkeypatch) -> None:
+    """At least one bundled case makes the child's guess wrong (a template change is the cheapest
+    plan), so that the path where the child's chain is dropped is exercised above."""
+    guessed = _guesses(monkeypatch)
     monkeypatch.setenv(ahead.ENV, "2")
     for case in ("seed-001", "seed-003"):
         remediate(_snap(case), _goal(case), top=5, opts=OPTS, seed=1)
@@ -423,7 +420,6 @@ def test_a_first_optimum_proof_out_of_time_takes_none_of_the_childs_solves(monke
     the answer is the one process's with the same injection."""
     from models import solve as solve_mod
     from models.solve import ActionResult
-    from planner.engines.remediation import choose
 
     me = os.getpid()
     real_once = solve_mod._solve_actions_once
@@ -442,15 +438,7 @@ def test_a_first_optimum_proof_out_of_time_takes_none_of_the_childs_solves(monke
 
         monkeypatch.setattr(solve_mod, "_solve_actions_once", once)
         monkeypatch.setenv(ahead.ENV, procs)
-        trusted: list[bool] = []
-        real_first = choose._solve_first
-
-        def first(search, space, *a, **k):
-            res = real_first(search, space, *a, **k)
-            trusted.append(space.chain_trusted)
-            return res
-
-        monkeypatch.setattr(choose, "_solve_first", first)
+        trusted = _guesses(monkeypatch)
         out = remediate(_snap("ordinary"), _goal("ordinary"), top=5, opts=OPTS, seed=1)
         return out, fired, trusted
 
