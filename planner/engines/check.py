@@ -523,6 +523,12 @@ def order_witness(
             heapify(h)
     tries = 0
 
+    def priority(base_prio: int, keys: tuple[tuple[int, str], ...]) -> int:
+        """A candidate class's priority but for its class: its base plus the tally of its keys."""
+        for tk in keys:
+            base_prio += tally.get(tk, 0)
+        return base_prio
+
     def attempt(g: int, c: int) -> bool:
         """Place the head of group g on the least loaded node of class c that fits (tries counted)."""
         nonlocal tries
@@ -577,10 +583,7 @@ def order_witness(
                 while h and quota[(g, h[0][1])] <= 0:
                     heappop(h)
                 if h:
-                    prio = h[0][0]
-                    for tk in keys:
-                        prio += tally.get(tk, 0)
-                    cand = ((prio, h[0][1]), g, h[0][1])
+                    cand = ((priority(h[0][0], keys), h[0][1]), g, h[0][1])
                     if best is None or cand < best:
                         best = cand
         if best is None:
@@ -593,10 +596,7 @@ def order_witness(
         for g in ready:
             for c in open_classes.get(g, ()):
                 if quota[(g, c)] > 0:
-                    prio, keys = parts[(g, c)]
-                    for tk in keys:
-                        prio += tally.get(tk, 0)
-                    cands.append(((prio, c), g, c))
+                    cands.append(((priority(*parts[(g, c)]), c), g, c))
         cands.sort()
         progressed = False
         for cand in cands:

@@ -65,7 +65,7 @@ from planner.domain import Node, Pod
 from planner.engines.check import preemption_possible
 from planner.engines.problem import Memo, build_problem
 from planner.engines.remediation.actions import COST_FIELDS, PREFERENCE, Action, Cost, Plan
-from planner.engines.remediation.ahead import digest, usable
+from planner.engines.remediation.ahead import digest
 from planner.engines.remediation.candidates import (
     MAX_ADDED_PER_ZONE,
     UNSCHEDULABLE_TAINT,
@@ -412,7 +412,7 @@ def choose(
                 rest=lambda: [("explain", oid) for oid in space.actions],
             )
         t = time.monotonic()
-        if not stats["solves"] and top > 1 and search.worker is None and not search.ahead_started and len(am.problem.worlds) > 1 and usable(len(search.snap.nodes)):
+        if not stats["solves"] and top > 1 and len(am.problem.worlds) > 1 and search.may_start_ahead():
             res, solved_ahead = _solve_first(search, space, ctx, opts, out, proposed, top), False
         else:
             res, solved_ahead = _solve(search, space, opts)
@@ -557,8 +557,9 @@ def _solve_first(search: Any, space: _Space, ctx: Context, opts: SolveOptions, o
     the child's guess: the child's solves, keyed by the plans blocked, are never taken (and not
     waited for), its verifications are of real plans.  The answer is solve_actions' own."""
     first = solve_actions(space.am, opts, worlds=1)
-    if first.status == "optimal" and first.chosen:
-        chosen = dict(first.chosen)
+    chosen = dict(first.chosen)
+    guessed = first.status == "optimal" and bool(chosen)
+    if guessed:
         actions = materialize(space, ctx, chosen)
         guess = [*first.runs, *(ActionResult(status="infeasible", reason="guessed") for _ in space.am.problem.worlds[1:])]
         seen = set(proposed) | {tuple(sorted(chosen.items()))}
@@ -570,15 +571,14 @@ def _solve_first(search: Any, space: _Space, ctx: Context, opts: SolveOptions, o
 
         space.chain_base = len(space.history)
         search.start_ahead(agenda)
-        res = solve_actions(space.am, opts, recorded=first.runs, resume=True)
-        if res.status != "optimal" or res.chosen != chosen or any(r.status != "infeasible" for r in res.runs[1:]):
-            # the proofs did not say what the child took them to (a cheaper template change, or
-            # a solve out of time): its model differs from this one, so none of its solves is
-            # taken (its checks and replays, which depend on the plans alone, still are)
-            space.chain_base = -1
-            space.chain_trusted = False
-        return res
-    return solve_actions(space.am, opts, recorded=first.runs, resume=True)
+    res = solve_actions(space.am, opts, recorded=first.runs, resume=True)
+    if guessed and (res.status != "optimal" or res.chosen != chosen or any(r.status != "infeasible" for r in res.runs[1:])):
+        # the proofs did not say what the child took them to (a cheaper template change, or a
+        # solve out of time): its model differs from this one, so none of its solves is taken
+        # (its checks and replays, which depend on the plans alone, still are)
+        space.chain_base = -1
+        space.chain_trusted = False
+    return res
 
 
 def _agenda(

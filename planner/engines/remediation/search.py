@@ -258,11 +258,16 @@ class Search:
         # in the child: the answers it computed, by key (see through)
         self.mine: dict[Any, Any] = {}
 
-    def start_ahead(self, agenda: Callable[[Worker], None]) -> None:
-        """A forked child running ``agenda`` (at most one per search; ahead.usable decides)."""
+    def may_start_ahead(self) -> bool:
+        """Would start_ahead fork a child now (none started yet, this is not the child, and
+        ahead.usable says a second process pays)?"""
         from planner.engines.remediation.ahead import usable
 
-        if self.ahead_started or self.worker is not None or not usable(len(self.snap.nodes)):
+        return not self.ahead_started and self.worker is None and usable(len(self.snap.nodes))
+
+    def start_ahead(self, agenda: Callable[[Worker], None]) -> None:
+        """A forked child running ``agenda`` (at most one per search: may_start_ahead decides)."""
+        if not self.may_start_ahead():
             return
         self.ahead_started = True
 
